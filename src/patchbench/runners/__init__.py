@@ -1,0 +1,1 @@
+"""Runners: one module per result protocol (registry filled in by the runner modules)."""

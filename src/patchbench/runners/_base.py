@@ -1,0 +1,66 @@
+"""The runner interface: how a test command is invoked and how its output becomes per-test results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from ..results import TestResults
+from ..task import TestCommand
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What a runner adds to a test command before it runs.
+
+    Attributes:
+        argv: the argv to execute.
+        env: extra environment variables.
+    """
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """What one test command left behind, as a runner sees it.
+
+    Attributes:
+        stdout: standard output (decoded, possibly truncated).
+        stderr: standard error (decoded, possibly truncated).
+        exit_code: the command's exit code (None when it was killed).
+        report_dir: the host directory the runner's report files were written to (outside the workspace).
+    """
+
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    report_dir: Path
+
+
+class Runner:
+    """A result protocol. Subclasses set ``name`` and implement :meth:`parse`.
+
+    ``invoke`` gets the in-sandbox path of the report directory so a runner can ask the tool to write a
+    structured report there, where the workspace's code does not look for it.
+    """
+
+    name: ClassVar[str] = ""
+
+    def invoke(self, command: TestCommand, report_dir: str) -> Invocation:
+        """The argv and environment that run ``command`` with this runner's reporting switched on."""
+        return Invocation(argv=command.to_argv())
+
+    def parse(self, out: RunOutput) -> TestResults:
+        """Turn one command's output into per-test results.
+
+        Raises:
+            ResultParseError: the output holds no readable result at all.
+        """
+        raise NotImplementedError
+
+    def normalise_id(self, test_id: str) -> str:
+        """The form in which ids from F2P/P2P lists and from reports are compared."""
+        return " ".join(test_id.split())
