@@ -1,5 +1,61 @@
-"""patchbench: trustworthy, fast, default-fail grading of bug-fix tasks."""
+"""patchbench: trustworthy, fast, default-fail grading of bug-fix tasks.
+
+One flow: ``load(dataset)`` → :class:`Task` → ``run(task, candidate)`` → :class:`Verdict`.
+"""
 
 from __future__ import annotations
 
+from .api import load, run_many, select
+from .candidate import Candidate, CandidateKind
+from .errors import (
+    DatasetError,
+    EnvError,
+    InfraError,
+    InputError,
+    PatchbenchError,
+    PatchError,
+    ResultParseError,
+    SandboxError,
+)
+from .formats import Loaded
+from .harness import run
+from .results import Outcome, TestResult, TestResults
+from .task import EnvSpec, FileEntry, Protocol, Task, TestCommand, TestSpec, VerifierKind, VerifierSpec
+from .verdict import Status, TestCheck, Verdict
+from .workspace import ConfigPolicy
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "Candidate",
+    "CandidateKind",
+    "ConfigPolicy",
+    "DatasetError",
+    "EnvError",
+    "EnvSpec",
+    "FileEntry",
+    "InfraError",
+    "InputError",
+    "Loaded",
+    "Outcome",
+    "PatchError",
+    "PatchbenchError",
+    "Protocol",
+    "ResultParseError",
+    "SandboxError",
+    "Status",
+    "Task",
+    "TestCheck",
+    "TestCommand",
+    "TestResult",
+    "TestResults",
+    "TestSpec",
+    "Verdict",
+    "VerifierKind",
+    "VerifierSpec",
+    "__version__",
+    "load",
+    "run",
+    "run_many",
+    "select",
+]

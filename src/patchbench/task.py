@@ -162,7 +162,7 @@ class VerifierKind(str, Enum):
 
 
 class VerifierSpec(_Frozen):
-    """A script verifier in Harbor layout: the workspace is ``app_dir``, tests are uploaded to ``tests_dir``."""
+    """A Harbor-style script verifier: the workspace is ``app_dir``, tests are uploaded to ``tests_dir``."""
 
     kind: VerifierKind = VerifierKind.TESTS
     script: str = "tests/test.sh"

@@ -48,6 +48,8 @@ class Runner:
     """
 
     name: ClassVar[str] = ""
+    #: Exit codes that mean the tool itself failed (usage or internal error), not the code under test.
+    infra_exit_codes: ClassVar[tuple[int, ...]] = ()
 
     def invoke(self, command: TestCommand, report_dir: str) -> Invocation:
         """The argv and environment that run ``command`` with this runner's reporting switched on."""

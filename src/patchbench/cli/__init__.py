@@ -1,0 +1,28 @@
+"""The ``patchbench`` command line: thin Typer commands, one module each, each one library call."""
+
+from __future__ import annotations
+
+import typer
+
+from ._common import EXIT_CODES_HELP
+from .convert import convert
+from .run import run
+from .tasks import show, tasks
+
+app = typer.Typer(
+    name="patchbench",
+    help="Load bug-fix datasets, run candidates natively in a bubblewrap sandbox, grade them default-fail. "
+    + EXIT_CODES_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("tasks")(tasks)
+app.command("show")(show)
+app.command("run")(run)
+app.command("convert")(convert)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,159 @@
+"""Environment preparation: one interface per language, one content-addressed cache.
+
+Two phases: ``prepare`` runs once per environment key, with network, only trusted commands (dependency
+installs, the task's setup commands); the result is a read-only directory in the cache. Test runs then use
+it offline inside the sandbox, through the read-only paths and variables a :class:`Prepared` lists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..task import EnvSpec
+
+log = logging.getLogger("patchbench.envs")
+
+
+def default_cache_dir() -> Path:
+    """``$PATCHBENCH_CACHE``, else ``$XDG_CACHE_HOME/patchbench``, else ``~/.cache/patchbench``."""
+    env = os.environ.get("PATCHBENCH_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "patchbench"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A ready environment.
+
+    Attributes:
+        key: the content hash that names it in the cache.
+        root: its directory in the cache (read-only).
+        ro_paths: host paths the sandbox must expose read-only at the same place (the env itself, the
+            toolchain it links to).
+        path: directories put in front of PATH.
+        env: extra variables for test commands.
+        cache_hit: whether it was already in the cache.
+        seconds: time spent preparing (or finding) it.
+        notes: anything worth telling the user (a requested version that was not available...).
+    """
+
+    key: str
+    root: Path
+    ro_paths: tuple[Path, ...] = ()
+    path: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cache_hit: bool = False
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+
+
+class Env(ABC):
+    """Environment preparation for one family of languages. Subclasses register in ``envs.ENVS``."""
+
+    name: ClassVar[str] = ""
+    languages: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir or default_cache_dir()
+
+    @abstractmethod
+    def describe(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Everything that determines the environment's content; hashed into its key."""
+
+    @abstractmethod
+    def build(self, spec: EnvSpec, dest: Path, *, needs: tuple[str, ...] = ()) -> None:
+        """Create the environment in ``dest`` (network allowed).
+
+        Raises:
+            EnvError: it cannot be built; the message names what to install.
+        """
+
+    @abstractmethod
+    def activate(self, root: Path, spec: EnvSpec) -> Prepared:
+        """Describe how test commands use the environment built at ``root``."""
+
+    def key(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> str:
+        """The content-addressed key of an environment."""
+        blob = json.dumps({"env": self.name, **self.describe(spec, needs=needs)}, sort_keys=True)
+        return f"{self.name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
+
+    def prepare(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> Prepared:
+        """Return the cached environment for ``spec``, building it first on a miss.
+
+        Raises:
+            EnvError: it could not be built.
+        """
+        t0 = time.monotonic()
+        key = self.key(spec, needs=needs)
+        root = self.cache_dir / "envs" / key
+        hit = (root / ".ready").exists()
+        if not hit:
+            with _lock(self.cache_dir / "locks" / f"{key}.lock"):
+                if not (root / ".ready").exists():
+                    log.info("environment %s: cache miss, building", key)
+                    tmp = root.with_name(f".{key}.tmp-{os.getpid()}")
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    tmp.mkdir(parents=True)
+                    try:
+                        self.build(spec, tmp, needs=needs)
+                        (tmp / ".describe.json").write_text(
+                            json.dumps(self.describe(spec, needs=needs), indent=1, sort_keys=True)
+                        )
+                        (tmp / ".ready").write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
+                        _read_only(tmp)
+                        shutil.rmtree(root, ignore_errors=True)
+                        os.rename(tmp, root)
+                    except BaseException:
+                        shutil.rmtree(tmp, ignore_errors=True)
+                        raise
+                else:
+                    hit = True
+        if hit:
+            log.info("environment %s: cache hit, reused", key)
+        prepared = self.activate(root, spec)
+        return Prepared(
+            key=key,
+            root=root,
+            ro_paths=prepared.ro_paths,
+            path=prepared.path,
+            env=prepared.env,
+            cache_hit=hit,
+            seconds=time.monotonic() - t0,
+            notes=prepared.notes,
+        )
+
+
+@contextlib.contextmanager
+def _lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _read_only(root: Path) -> None:
+    """Drop write bits everywhere below ``root`` (directories keep x and r for everyone)."""
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            if not os.path.islink(p):
+                mode = os.stat(p).st_mode
+                os.chmod(p, (mode | 0o444) & ~0o222)
+        os.chmod(dirpath, 0o555)

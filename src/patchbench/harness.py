@@ -1,0 +1,252 @@
+"""``run(task, candidate) -> Verdict``: the one flow, nothing more.
+
+materialise the workspace → apply the candidate → guard test configuration → inject hidden tests →
+prepare the environment (cached) → run each test command in the sandbox (offline, limits) → parse per-test
+results → grade default-fail → Verdict.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .candidate import Candidate
+from .envs import Prepared, env_for
+from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
+from .grading import grade
+from .results import TestResult, TestResults
+from .runners import choose_runner, match_ids
+from .runners._base import RunOutput
+from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
+from .task import Task, VerifierKind
+from .verdict import Durations, Status, Verdict
+from .workspace import ConfigPolicy, apply_candidate, guard_test_config, inject_tests, materialise
+
+log = logging.getLogger("patchbench.harness")
+
+#: Where the workspace and the runner reports appear inside the sandbox.
+WORKSPACE_DST = "/workspace"
+REPORTS_DST = "/.patchbench-reports"
+#: Exit codes that mean the test command itself could not run (not found / not executable).
+NOT_RUNNABLE = (126, 127)
+TAIL = 4000
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def runs_root() -> Path:
+    """Where run directories are made: ``$PATCHBENCH_RUNS`` or the system temp dir."""
+    return Path(os.environ.get("PATCHBENCH_RUNS") or tempfile.gettempdir())
+
+
+def run(
+    task: Task,
+    candidate: Candidate,
+    *,
+    sandbox: Sandbox | str = "bwrap",
+    config_policy: ConfigPolicy = ConfigPolicy.STRIP,
+    cache_dir: Path | None = None,
+    keep: bool = False,
+) -> Verdict:
+    """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
+
+    Args:
+        task: the task.
+        candidate: what to grade.
+        sandbox: a Sandbox, or a backend name (``bwrap``; ``none`` disables isolation).
+        config_policy: what to do with test-configuration files the candidate touched.
+        cache_dir: the environment cache (default: :func:`patchbench.envs.default_cache_dir`).
+        keep: keep the run directory (its path is put in the verdict's notes).
+
+    Returns:
+        The Verdict. Infrastructure faults come back as status ``infra_error``.
+    """
+    t0 = time.monotonic()
+    base = {"task_id": task.id, "candidate": candidate.name}
+    notes: list[str] = []
+    durations = Durations()
+
+    def finish(v: Verdict) -> Verdict:
+        d = v.durations.model_copy(update={"total_s": time.monotonic() - t0})
+        return v.model_copy(update={"durations": d})
+
+    if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
+        return finish(
+            Verdict(
+                **base,
+                status=Status.INFRA_ERROR,
+                reason="script verifiers (Harbor tests/test.sh) cannot be run yet",
+            )
+        )
+    try:
+        sb = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    except SandboxError as e:
+        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
+
+    rundir = Path(tempfile.mkdtemp(prefix=f"patchbench-{_safe(task.id)}-", dir=runs_root()))
+    os.chmod(rundir, 0o755)
+    ws = rundir / "workspace"
+    reports = rundir / "reports"
+    try:
+        # 1. workspace + candidate + hidden tests
+        tw = time.monotonic()
+        materialise(task.workspace, ws)
+        try:
+            applied = apply_candidate(task, candidate, ws)
+        except PatchError as e:
+            return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
+        blocked = guard_test_config(task, applied, ws, config_policy)
+        common: dict[str, Any] = {
+            **base,
+            "apply_method": applied.method,
+            "changed_files": tuple(sorted(applied.changed)),
+            "config_files_blocked": tuple(blocked),
+            "sandbox": sb.name,
+        }
+        if blocked and config_policy is ConfigPolicy.REJECT:
+            return finish(
+                Verdict(
+                    **common,
+                    status=Status.UNRESOLVED,
+                    reason="the candidate changed test configuration: " + ", ".join(blocked),
+                )
+            )
+        if blocked:
+            notes.append("test-configuration files restored: " + ", ".join(blocked))
+        inject_tests(task.hidden_tests, ws)
+        durations.workspace_s = time.monotonic() - tw
+
+        # 2. environment
+        runner = choose_runner(task.test)
+        try:
+            env = env_for(task.env.language, cache_dir).prepare(task.env, needs=(runner.name,))
+        except EnvError as e:
+            return finish(Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), runner=runner.name))
+        durations.env_s = env.seconds
+        notes.extend(env.notes)
+        common |= {"env_key": env.key, "env_cache_hit": env.cache_hit, "runner": runner.name}
+
+        # 3. test commands
+        tt = time.monotonic()
+        deadline = tt + task.test.time_limit_s
+        all_tests: list[TestResult] = []
+        complete = True
+        exit_codes: list[int | None] = []
+        timed_out = False
+        out_tail = err_tail = ""
+        for i, command in enumerate(task.test.commands):
+            rdir = reports / str(i)
+            rdir.mkdir(parents=True)
+            ws_bind = Bind(ws, WORKSPACE_DST, writable=True)
+            rep_bind = Bind(rdir, REPORTS_DST, writable=True)
+            binds = [ws_bind, rep_bind, *(Bind(p, str(p)) for p in env.ro_paths)]
+            inv = runner.invoke(command, sb.path(rep_bind))
+            remaining = max(0.5, deadline - time.monotonic())
+            req = ExecRequest(
+                argv=inv.argv,
+                cwd=_join(sb.path(ws_bind), task.test.workdir),
+                binds=binds,
+                env=_env(env, inv.env),
+                limits=Limits(timeout_s=remaining),
+            )
+            try:
+                res = sb.exec(req)
+            except SandboxError as e:
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.INFRA_ERROR,
+                        reason=str(e),
+                        notes=tuple(notes),
+                        durations=durations,
+                    )
+                )
+            exit_codes.append(res.exit_code)
+            out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
+            if res.memory_exceeded:
+                notes.append(f"command {i}: hit the memory limit")
+            if res.output_flood:
+                notes.append(f"command {i}: killed for flooding its output")
+            if res.timed_out:
+                timed_out = True
+            try:
+                parsed = runner.parse(RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir))
+            except ResultParseError as e:
+                if res.timed_out:
+                    break
+                if res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes:
+                    return finish(
+                        Verdict(
+                            **common,
+                            status=Status.INFRA_ERROR,
+                            exit_codes=tuple(exit_codes),
+                            reason=f"the test command could not run (exit {res.exit_code}): {e}",
+                            notes=tuple(notes),
+                            durations=durations,
+                            stdout_tail=out_tail,
+                            stderr_tail=err_tail,
+                        )
+                    )
+                notes.append(f"command {i}: no readable result ({e})")
+                complete = False
+                continue
+            all_tests.extend(parsed.tests)
+            complete = complete and parsed.complete
+            notes.extend(f"command {i}: {n}" for n in parsed.notes)
+            if res.timed_out:
+                break
+        durations.test_s = time.monotonic() - tt
+
+        # 4. grade
+        results = TestResults(runner=runner.name, tests=tuple(all_tests), complete=complete)
+        g = grade(
+            results,
+            match_ids(runner, task.fail_to_pass, results),
+            match_ids(runner, task.pass_to_pass, results),
+            exit_codes=exit_codes,
+            timed_out=timed_out,
+        )
+        if keep:
+            notes.append(f"run directory kept: {rundir}")
+        return finish(
+            Verdict(
+                **common,
+                status=g.status,
+                reward=g.reward,
+                pass_ratio=g.pass_ratio,
+                reason=g.reason,
+                fail_to_pass=g.fail_to_pass,
+                pass_to_pass=g.pass_to_pass,
+                tests=results.tests,
+                exit_codes=tuple(exit_codes),
+                notes=tuple(notes),
+                durations=durations,
+                stdout_tail=out_tail,
+                stderr_tail=err_tail,
+            )
+        )
+    except InfraError as e:
+        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
+    except OSError as e:
+        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=f"I/O error during the run: {e}"))
+    finally:
+        if not keep:
+            shutil.rmtree(rundir, ignore_errors=True)
+
+
+def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:
+    path = ":".join([*env.path, BASE_PATH])
+    return {"PATH": path, **env.env, **extra}
+
+
+def _join(base: str, rel: str) -> str:
+    rel = rel.strip("/")
+    return base if rel in ("", ".") else f"{base.rstrip('/')}/{rel}"
+
+
+def _safe(task_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in task_id)[:40]

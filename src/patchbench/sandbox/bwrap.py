@@ -1,0 +1,279 @@
+"""The default sandbox: bubblewrap, an unprivileged uid, namespaces, cgroups or rlimits.
+
+Design (see docs/design/sandbox.md):
+
+* bwrap runs as root *without* a user namespace, builds the mount namespace (read-only system, the
+  workspace and report binds, private /tmp, /proc and /dev), new pid/net/ipc/uts namespaces, a cleared
+  environment; inside, ``prlimit`` sets rlimits and ``setpriv`` drops to a throw-away unprivileged uid with
+  no capabilities and no_new_privs before the untrusted command starts. Root in a user namespace could
+  still read root-owned files, and RLIMIT_NPROC does not bind uid 0, hence a real uid.
+* Every process of the run lives in the pid namespace: when the command ends, times out or floods its
+  output, killing bwrap tears the namespace down and the kernel kills every process in it, setsid and
+  double-fork escapees included.
+* Memory and process limits use cgroup v1 ``memory`` and ``pids`` controllers when they are writable,
+  rlimits (RLIMIT_AS, RLIMIT_NPROC) otherwise.
+* ``--json-status-fd`` tells a sandbox that failed to start (an infrastructure fault) apart from a command
+  that failed (the candidate's business).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import threading
+import uuid
+from pathlib import Path
+
+from ..errors import SandboxError
+from ._base import ExecRequest, ExecResult, Guarantees, Limits, Sandbox, run_captured
+
+#: Host paths bound read-only into every sandbox when they exist.
+SYSTEM_RO = ("/usr", "/etc", "/opt")
+#: Top-level names that are usually symlinks into /usr on merged-/usr systems.
+TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+UID_RANGE = (20000, 60000)
+
+
+class _Cgroups:
+    """cgroup v1 memory and pids controllers under this process's own cgroups, when writable."""
+
+    def __init__(self) -> None:
+        self.memory: Path | None = None
+        self.pids: Path | None = None
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, rel = line.split(":", 2)
+            for name in controllers.split(","):
+                if name in ("memory", "pids"):
+                    base = Path("/sys/fs/cgroup") / name / rel.lstrip("/")
+                    if _writable_dir(base):
+                        setattr(self, name, base)
+
+    def create(self, limits: Limits) -> list[Path]:
+        """Make one cgroup per controller for a run; returns their paths (possibly none)."""
+        made: list[Path] = []
+        tag = f"patchbench-{uuid.uuid4().hex[:12]}"
+        try:
+            if self.memory is not None:
+                d = self.memory / tag
+                d.mkdir()
+                made.append(d)
+                (d / "memory.limit_in_bytes").write_text(str(limits.memory_bytes))
+                sw = d / "memory.memsw.limit_in_bytes"
+                if sw.exists():
+                    # swap accounting may be off; the plain limit still holds
+                    with contextlib.suppress(OSError):
+                        sw.write_text(str(limits.memory_bytes))
+            if self.pids is not None:
+                d = self.pids / tag
+                d.mkdir()
+                made.append(d)
+                (d / "pids.max").write_text(str(limits.max_processes))
+        except OSError as e:
+            self.destroy(made)
+            raise SandboxError(f"cannot create a cgroup for the run: {e}") from e
+        return made
+
+    @staticmethod
+    def memory_hit(groups: list[Path]) -> bool:
+        for d in groups:
+            f = d / "memory.failcnt"
+            if f.exists():
+                try:
+                    return int(f.read_text().strip() or "0") > 0
+                except (OSError, ValueError):
+                    return False
+        return False
+
+    @staticmethod
+    def destroy(groups: list[Path]) -> None:
+        for d in groups:
+            procs = d / "cgroup.procs"
+            for _ in range(50):
+                try:
+                    pids = [int(p) for p in procs.read_text().split()]
+                except OSError:
+                    pids = []
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, 9)
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    threading.Event().wait(0.02)
+
+
+def _writable_dir(p: Path) -> bool:
+    if not p.is_dir():
+        return False
+    probe = p / f"patchbench-probe-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+class BwrapSandbox(Sandbox):
+    """bubblewrap backend (the default)."""
+
+    name = "bwrap"
+    guarantees = Guarantees(
+        no_network=True,
+        read_only_system=True,
+        unprivileged=True,
+        kills_escapees=True,
+        memory_limit=True,
+        process_limit=True,
+    )
+
+    def __init__(self, *, use_cgroups: bool = True) -> None:
+        self._bwrap = shutil.which("bwrap")
+        self._prlimit = shutil.which("prlimit")
+        self._setpriv = shutil.which("setpriv")
+        self._root = os.geteuid() == 0
+        self._cg = _Cgroups() if (use_cgroups and self._root) else None
+
+    @property
+    def cgroups(self) -> tuple[bool, bool]:
+        """Whether (memory, pids) cgroups are used."""
+        if self._cg is None:
+            return (False, False)
+        return (self._cg.memory is not None, self._cg.pids is not None)
+
+    def check(self) -> None:
+        if self._bwrap is None:
+            raise SandboxError(
+                "bubblewrap is not installed: install it (Debian: apt-get install bubblewrap) "
+                "or pass --sandbox none to run without isolation"
+            )
+        for tool, path in (("prlimit", self._prlimit), ("setpriv", self._setpriv)):
+            if path is None:
+                raise SandboxError(f"{tool} is not installed (Debian package util-linux)")
+
+    def exec(self, req: ExecRequest) -> ExecResult:
+        self.check()
+        assert self._bwrap and self._prlimit and self._setpriv
+        limits = req.limits
+        uid = random.randrange(*UID_RANGE)
+        mem_cg, pids_cg = self.cgroups
+        groups = self._cg.create(limits) if self._cg is not None else []
+        for b in req.binds:
+            if b.writable and self._root:
+                _chown_tree(b.src, uid)
+        status_r, status_w = os.pipe()
+        try:
+            argv = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg)
+            if groups:
+                enter = "; ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
+                argv = ["/bin/sh", "-c", f'{enter} && exec "$@"', "sh", *argv]
+            result = run_captured(
+                argv, limits=limits, env={"PATH": "/usr/bin:/bin"}, stdin=req.stdin, pass_fds=(status_w,)
+            )
+        finally:
+            os.close(status_w)
+            status = _read_all(status_r)
+            memory_hit = _Cgroups.memory_hit(groups)
+            if self._cg is not None:
+                self._cg.destroy(groups)
+        started = '"child-pid"' in status
+        if not started and not result.timed_out:
+            msg = " ".join(result.text("stderr").split())[:400] or f"exit code {result.exit_code}"
+            raise SandboxError(f"bubblewrap could not start the sandbox: {msg}")
+        exit_code = result.exit_code
+        for line in status.splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict) and "exit-code" in obj and exit_code is not None:
+                exit_code = int(obj["exit-code"])
+        if memory_hit:
+            return ExecResult(**{**result.__dict__, "exit_code": exit_code, "memory_exceeded": True})
+        if exit_code != result.exit_code:
+            return ExecResult(**{**result.__dict__, "exit_code": exit_code})
+        return result
+
+    def _argv(self, req: ExecRequest, uid: int, status_fd: int, *, mem_cg: bool, pids_cg: bool) -> list[str]:
+        assert self._bwrap and self._prlimit and self._setpriv
+        limits = req.limits
+        a: list[str] = [self._bwrap]
+        a += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not self._root:
+            a += ["--unshare-user"]
+        a += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        a += ["--json-status-fd", str(status_fd)]
+        for top in TOP_LINKS:
+            p = Path(top)
+            if p.is_symlink():
+                a += ["--symlink", os.readlink(p), top]
+            elif p.is_dir():
+                a += ["--ro-bind", top, top]
+        for d in SYSTEM_RO:
+            if Path(d).is_dir():
+                a += ["--ro-bind", d, d]
+        a += ["--proc", "/proc", "--dev", "/dev"]
+        a += ["--perms", "1777", "--size", str(min(limits.memory_bytes, 2**30)), "--tmpfs", "/tmp"]
+        made: set[str] = {"/", "/usr", "/etc", "/opt", "/proc", "/dev", "/tmp", *TOP_LINKS}
+        for b in sorted(req.binds, key=lambda x: x.dst.count("/")):
+            for parent in _parents(b.dst):
+                if parent not in made:
+                    a += ["--perms", "0755", "--dir", parent]
+                    made.add(parent)
+            a += ["--bind" if b.writable else "--ro-bind", str(b.src), b.dst]
+            made.add(b.dst)
+        a += ["--chdir", req.cwd, "--clearenv"]
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", **req.env}
+        for k, v in env.items():
+            a += ["--setenv", k, v]
+        a += ["--", self._prlimit, "--core=0", f"--fsize={limits.file_size_bytes}"]
+        if not mem_cg:
+            a += [f"--as={limits.memory_bytes}"]
+        if not pids_cg:
+            a += [f"--nproc={limits.max_processes}"]
+        a += ["--"]
+        if self._root:
+            a += [
+                self._setpriv,
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--inh-caps=-all",
+                "--",
+            ]
+        a += list(req.argv)
+        return a
+
+
+def _parents(dst: str) -> list[str]:
+    parts = [p for p in dst.split("/") if p]
+    return ["/" + "/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid, follow_symlinks=False)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+
+
+def _read_all(fd: int) -> str:
+    chunks: list[bytes] = []
+    try:
+        os.set_blocking(fd, False)
+        while True:
+            try:
+                b = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", errors="replace")

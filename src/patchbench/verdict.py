@@ -1,0 +1,115 @@
+"""The Verdict: what one run of one candidate on one task came to."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .results import Outcome, TestResult
+
+
+class Status(str, Enum):
+    """A verdict's status. Only ``resolved`` earns reward."""
+
+    RESOLVED = "resolved"
+    """Every F2P and P2P test passed."""
+    UNRESOLVED = "unresolved"
+    """Tests ran and the candidate did not fix the bug (or broke something)."""
+    PATCH_FAILED = "patch_failed"
+    """The candidate's patch was malformed, unsafe, or did not apply."""
+    TIMEOUT = "timeout"
+    """The test run hit its time limit."""
+    NO_TESTS = "no_tests"
+    """No test result was reported: never a pass."""
+    INFRA_ERROR = "infra_error"
+    """The sandbox, environment or runner failed: neither the candidate's failure nor its success."""
+    BAD_TASK = "bad_task"
+    """The task itself is malformed (reported by loaders for rows that could not be read)."""
+
+    @property
+    def candidate_fault(self) -> bool:
+        """Whether this status counts against the candidate (False for infrastructure and bad tasks)."""
+        return self not in (Status.INFRA_ERROR, Status.BAD_TASK)
+
+
+class TestCheck(BaseModel):
+    """One F2P or P2P id and what happened to it.
+
+    Attributes:
+        id: the id as listed in the task.
+        outcome: the matched test's outcome, None when no reported test matched.
+        passed: whether it counts as passed.
+        message: the failure message, trimmed.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    outcome: Outcome | None
+    passed: bool
+    message: str | None = None
+
+
+class Durations(BaseModel):
+    """Seconds spent in each phase of a run."""
+
+    env_s: float = 0.0
+    workspace_s: float = 0.0
+    test_s: float = 0.0
+    total_s: float = 0.0
+
+
+class Verdict(BaseModel):
+    """The result of ``run(task, candidate)``.
+
+    Attributes:
+        task_id: the task.
+        candidate: the candidate's label (``gold``, ``empty``, a patch file name...).
+        status: see :class:`Status`.
+        reward: 1.0 iff resolved.
+        pass_ratio: share of F2P+P2P tests that passed (None when no test ran).
+        reason: one line saying why, for anything but a clean resolve.
+        fail_to_pass: per-id outcome of every F2P test.
+        pass_to_pass: per-id outcome of every P2P test.
+        tests: every test result reported.
+        runner: the runner that parsed the results.
+        exit_codes: each test command's exit code (None: killed).
+        apply_method: how the candidate was applied.
+        changed_files: paths the candidate added, modified or deleted.
+        config_files_blocked: test-configuration files the candidate touched (see ConfigPolicy).
+        env_key: the environment used; env_cache_hit: whether it came from the cache.
+        sandbox: the sandbox backend.
+        notes: anything else worth knowing (runner notes, fallbacks).
+        durations: time spent per phase.
+        stdout_tail / stderr_tail: the end of the test output.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    candidate: str
+    status: Status
+    reward: float = 0.0
+    pass_ratio: float | None = None
+    reason: str = ""
+    fail_to_pass: tuple[TestCheck, ...] = ()
+    pass_to_pass: tuple[TestCheck, ...] = ()
+    tests: tuple[TestResult, ...] = ()
+    runner: str | None = None
+    exit_codes: tuple[int | None, ...] = ()
+    apply_method: str | None = None
+    changed_files: tuple[str, ...] = ()
+    config_files_blocked: tuple[str, ...] = ()
+    env_key: str | None = None
+    env_cache_hit: bool | None = None
+    sandbox: str | None = None
+    notes: tuple[str, ...] = ()
+    durations: Durations = Field(default_factory=Durations)
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+
+    @property
+    def resolved(self) -> bool:
+        """True iff the status is resolved."""
+        return self.status is Status.RESOLVED

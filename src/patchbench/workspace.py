@@ -1,0 +1,403 @@
+"""Workspaces: materialise files, apply a candidate safely, guard test configuration, inject hidden tests.
+
+Order inside one run (see :func:`patchbench.harness.run`):
+
+1. :func:`materialise` the task's workspace files into a fresh directory;
+2. :func:`apply_candidate` (a diff through ``git apply``, then ``git apply --3way``, then fuzzy ``patch``;
+   files written directly); every path is checked to stay inside the workspace and no symlink may point
+   out of it;
+3. :func:`guard_test_config` applies the test-configuration policy to what the candidate changed;
+4. :func:`inject_tests` writes the hidden tests last, replacing whatever the candidate left at those paths.
+
+Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or deletes that alter how
+tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``, the pytest sections of
+``tox.ini``/``setup.cfg``/``pyproject.toml``, ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, and
+``__init__.py`` in the directories that hold hidden tests — are restored to the task's original (or
+removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
+verdict is ``unresolved`` naming the files.
+"""
+
+from __future__ import annotations
+
+import configparser
+import difflib
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from .candidate import Candidate, CandidateKind
+from .errors import PatchError
+from .task import FileEntry, Task, check_relpath
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+
+class ConfigPolicy(str, Enum):
+    """What to do with test-configuration files a candidate touched."""
+
+    STRIP = "strip"
+    """Restore the task's original (or remove the file): the candidate's change has no effect."""
+    REJECT = "reject"
+    """Fail the verdict, naming the files."""
+
+
+@dataclass
+class Applied:
+    """What applying a candidate did.
+
+    Attributes:
+        method: how it was applied (``git-apply``, ``git-apply-3way``, ``patch-fuzz``, ``files``, ``none``).
+        changed: workspace paths the candidate added, modified or deleted.
+    """
+
+    method: str
+    changed: set[str] = field(default_factory=set)
+
+
+def materialise(files: Iterable[FileEntry], root: Path) -> None:
+    """Write ``files`` under ``root`` (created if needed)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        dest = root / f.path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(f.data())
+        if f.executable:
+            dest.chmod(0o755)
+
+
+def clear_dir(root: Path) -> None:
+    """Remove everything inside ``root``, keeping ``root`` itself."""
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def apply_candidate(task: Task, candidate: Candidate, root: Path) -> Applied:
+    """Apply ``candidate`` to the materialised workspace at ``root``.
+
+    Raises:
+        PatchError: the patch is malformed, unsafe, or does not apply; the task has no gold patch.
+    """
+    kind = candidate.kind
+    if kind is CandidateKind.EMPTY:
+        return Applied("none")
+    if kind is CandidateKind.WIPE:
+        clear_dir(root)
+        return Applied("wipe", {f.path for f in task.workspace})
+    if kind is CandidateKind.FILES:
+        assert candidate.file_map is not None
+        changed: set[str] = set()
+        for rel, content in candidate.file_map.items():
+            dest = root / rel
+            _no_symlink_parents(root, rel)
+            if content is None:
+                if dest.is_symlink() or dest.is_file():
+                    dest.unlink()
+                    changed.add(rel)
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.is_dir() and not dest.is_symlink():
+                raise PatchError(f"candidate file {rel!r} is a directory in the workspace")
+            dest.write_text(content, encoding="utf-8")
+            changed.add(rel)
+        return Applied("files", changed)
+    if kind is CandidateKind.GOLD:
+        if not task.gold_patch:
+            raise PatchError(f"task {task.id} has no gold patch")
+        patch = task.gold_patch
+    else:
+        patch = candidate.patch or ""
+    original = [f for f in task.workspace]
+
+    def restore() -> None:
+        clear_dir(root)
+        materialise(original, root)
+
+    return apply_patch(root, patch, restore=restore)
+
+
+_HEADER = re.compile(r"^(?:diff --git (\S+) (\S+)|--- (\S+)|\+\+\+ (\S+)|(?:rename|copy) (?:from|to) (.+))")
+_MODE = re.compile(r"^(?:new file mode|new mode|old mode|deleted file mode) (\d+)")
+
+
+def patch_paths(patch: str) -> set[str]:
+    """The workspace paths a unified diff touches (``a/``/``b/`` prefixes removed), validated.
+
+    Raises:
+        PatchError: a path is absolute or leaves the workspace, the patch creates a symlink or a
+            submodule, or the text holds no diff at all.
+    """
+    paths: set[str] = set()
+    for line in patch.splitlines():
+        mode = _MODE.match(line)
+        if mode and mode.group(1) in ("120000", "160000"):
+            raise PatchError("the patch creates a symlink or submodule, which is not accepted")
+        m = _HEADER.match(line)
+        if not m:
+            continue
+        for raw in (g for g in m.groups() if g):
+            raw = raw.split("\t")[0].strip().strip('"')
+            if raw == "/dev/null":
+                continue
+            if line.startswith(("diff --git", "---", "+++")) and raw[:2] in ("a/", "b/"):
+                raw = raw[2:]
+            try:
+                paths.add(check_relpath(raw))
+            except ValueError as e:
+                raise PatchError(f"unsafe path in patch: {e}") from None
+    if not paths:
+        raise PatchError("no file headers found: not a unified diff")
+    return paths
+
+
+def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Applied:
+    """Apply a ``-p1`` unified diff at ``root``: ``git apply``, then ``--3way``, then ``patch --fuzz``.
+
+    ``restore`` resets ``root`` to its state before the patch, between attempts.
+
+    Raises:
+        PatchError: no method applied the patch cleanly, or it is unsafe.
+    """
+    if not patch.strip():
+        return Applied("none")
+    changed = patch_paths(patch)
+    for rel in changed:
+        _no_symlink_parents(root, rel)
+    if not patch.endswith("\n"):
+        patch += "\n"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root.parent),
+        "GIT_CEILING_DIRECTORIES": str(root.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "LANG": "C",
+    }
+    with tempfile.NamedTemporaryFile("w", suffix=".patch", delete=False, encoding="utf-8") as fh:
+        fh.write(patch)
+        patch_file = fh.name
+    errors: list[str] = []
+    try:
+        r = _run(["git", "apply", "--recount", "--whitespace=nowarn", "-p1", patch_file], root, env)
+        if r.returncode == 0:
+            _check_links(root)
+            return Applied("git-apply", changed)
+        errors.append("git apply: " + _tail(r.stderr))
+        restore()
+        r3 = _three_way(root, patch_file, env)
+        if r3 is not None and r3.returncode == 0:
+            _check_links(root)
+            return Applied("git-apply-3way", changed)
+        if r3 is not None:
+            errors.append("git apply --3way: " + _tail(r3.stderr))
+        restore()
+        r = _run(
+            [
+                "patch",
+                "-p1",
+                "--batch",
+                "--forward",
+                "--fuzz=3",
+                "--no-backup-if-mismatch",
+                "-r",
+                "-",
+                "-i",
+                patch_file,
+            ],
+            root,
+            env,
+        )
+        if r.returncode == 0:
+            _check_links(root)
+            return Applied("patch-fuzz", changed)
+        errors.append("patch: " + _tail(r.stdout + r.stderr))
+        restore()
+    finally:
+        os.unlink(patch_file)
+    raise PatchError("patch does not apply (" + "; ".join(errors) + ")")
+
+
+def _three_way(root: Path, patch_file: str, env: dict[str, str]) -> subprocess.CompletedProcess[str] | None:
+    git_env = {**env, "GIT_DIR": str(root / ".git"), "GIT_WORK_TREE": str(root)}
+    try:
+        if _run(["git", "init", "-q"], root, git_env).returncode != 0:
+            return None
+        _run(["git", "add", "-A"], root, git_env)
+        return _run(["git", "apply", "--3way", "--whitespace=nowarn", "-p1", patch_file], root, git_env)
+    finally:
+        shutil.rmtree(root / ".git", ignore_errors=True)
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, errors="replace"
+        )
+    except FileNotFoundError as e:
+        return subprocess.CompletedProcess(argv, 127, "", f"{argv[0]} not found ({e})")
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(argv, 124, "", f"{argv[0]} timed out")
+
+
+def _tail(text: str, n: int = 300) -> str:
+    one = " ".join(text.split())
+    return one[-n:] if one else "failed"
+
+
+def _no_symlink_parents(root: Path, rel: str) -> None:
+    """Refuse a path whose existing parents inside the workspace include a symlink."""
+    cur = root
+    for part in rel.split("/")[:-1]:
+        cur = cur / part
+        if cur.is_symlink():
+            raise PatchError(f"path {rel!r} goes through a symlink in the workspace")
+
+
+def _check_links(root: Path) -> None:
+    """Refuse any symlink in the workspace that points outside it."""
+    real_root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                target = (p.parent / os.readlink(p)).resolve()
+                if target != real_root and real_root not in target.parents:
+                    raise PatchError(f"symlink {p.relative_to(root)} points outside the workspace")
+
+
+# --- test-configuration guard -------------------------------------------------------------------
+
+_ALWAYS = {"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py", "usercustomize.py"}
+_SECTIONED = {"tox.ini", "setup.cfg", "pyproject.toml"}
+
+
+def _pytest_section(name: str, text: str | None) -> object:
+    """The pytest configuration inside an ini/toml file, comparable with ==; a parse error is unique."""
+    if text is None:
+        return None
+    try:
+        if name == "pyproject.toml":
+            return tomllib.loads(text).get("tool", {}).get("pytest")
+        cp = configparser.ConfigParser(interpolation=None)
+        cp.read_string(text)
+        return {s: dict(cp[s]) for s in ("pytest", "tool:pytest") if cp.has_section(s)}
+    except Exception:  # any parse failure: treat as changed so the original is restored
+        return object()
+
+
+def config_violations(task: Task, changed: Iterable[str], root: Path) -> list[str]:
+    """The changed paths that alter how tests are collected or run (see the module docstring)."""
+    original = task.workspace_map()
+    test_dirs: set[str] = set()
+    for t in task.hidden_tests:
+        d = posixpath.dirname(t.path)
+        while d:
+            test_dirs.add(d)
+            d = posixpath.dirname(d)
+    out: list[str] = []
+    for rel in sorted(changed):
+        name = posixpath.basename(rel)
+        if (
+            name in _ALWAYS
+            or name.endswith(".pth")
+            or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
+        ):
+            out.append(rel)
+        elif name in _SECTIONED:
+            p = root / rel
+            now = p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
+            if _pytest_section(name, now) != _pytest_section(name, original.get(rel)):
+                out.append(rel)
+    return out
+
+
+def guard_test_config(task: Task, applied: Applied, root: Path, policy: ConfigPolicy) -> list[str]:
+    """Apply the test-configuration policy; returns the offending paths.
+
+    Under ``strip`` the offending files are restored to the task's original or removed; under ``reject``
+    nothing is changed and the caller fails the verdict when the list is not empty.
+    """
+    bad = config_violations(task, applied.changed, root)
+    if policy is ConfigPolicy.STRIP:
+        original = task.workspace_map()
+        for rel in bad:
+            dest = root / rel
+            if dest.is_symlink() or dest.is_file():
+                dest.unlink()
+            elif dest.is_dir():
+                shutil.rmtree(dest)
+            if rel in original:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(original[rel], encoding="utf-8")
+    return bad
+
+
+def inject_tests(tests: Iterable[FileEntry], root: Path) -> None:
+    """Write the hidden tests, replacing whatever is at their paths (files, dirs, symlinks)."""
+    for f in tests:
+        _replace_symlinked_parents(root, f.path)
+        dest = root / f.path
+        if dest.is_symlink() or dest.is_file():
+            dest.unlink()
+        elif dest.is_dir():
+            shutil.rmtree(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(f.data())
+        if f.executable:
+            dest.chmod(0o755)
+
+
+def _replace_symlinked_parents(root: Path, rel: str) -> None:
+    cur = root
+    for part in rel.split("/")[:-1]:
+        cur = cur / part
+        if cur.is_symlink() or (cur.exists() and not cur.is_dir()):
+            cur.unlink()
+
+
+# --- diffs ---------------------------------------------------------------------------------------
+
+
+def unified_diff(old: Mapping[str, str], new: Mapping[str, str]) -> str:
+    """A ``patch -p1`` compatible unified diff (``a/``/``b/`` prefixes) turning ``old`` into ``new``."""
+    chunks: list[str] = []
+    for path in sorted(set(old) | set(new)):
+        a, b = old.get(path), new.get(path)
+        if a == b:
+            continue
+        a_lines = (a or "").splitlines(keepends=True)
+        b_lines = (b or "").splitlines(keepends=True)
+        header = f"diff --git a/{path} b/{path}\n"
+        if a is None:
+            header += "new file mode 100644\n"
+        elif b is None:
+            header += "deleted file mode 100644\n"
+        body = list(
+            difflib.unified_diff(
+                a_lines,
+                b_lines,
+                fromfile="/dev/null" if a is None else f"a/{path}",
+                tofile="/dev/null" if b is None else f"b/{path}",
+                n=3,
+            )
+        )
+        fixed: list[str] = []
+        for line in body:
+            if line.endswith("\n"):
+                fixed.append(line)
+            else:
+                fixed.append(line + "\n\\ No newline at end of file\n")
+        chunks.append(header + "".join(fixed))
+    return "".join(chunks)
