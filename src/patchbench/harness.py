@@ -173,27 +173,34 @@ def run(
                 notes.append(f"command {i}: killed for flooding its output")
             if res.timed_out:
                 timed_out = True
+            problem: str | None = None
             try:
                 parsed = runner.parse(RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir))
             except ResultParseError as e:
-                if res.timed_out:
-                    break
-                if res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes:
-                    return finish(
-                        Verdict(
-                            **common,
-                            status=Status.INFRA_ERROR,
-                            exit_codes=tuple(exit_codes),
-                            reason=f"the test command could not run (exit {res.exit_code}): {e}",
-                            notes=tuple(notes),
-                            durations=durations,
-                            stdout_tail=out_tail,
-                            stderr_tail=err_tail,
-                        )
+                parsed = TestResults(runner=runner.name, complete=False)
+                problem = str(e)
+            if (
+                not parsed.tests
+                and not res.timed_out
+                and (res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes)
+            ):
+                # The test tool itself could not run (not found, usage or internal error) before any
+                # test ran: the task's command or our environment is at fault, not the candidate.
+                why = problem or " ".join(err_tail.split())[-300:] or "no output"
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.INFRA_ERROR,
+                        exit_codes=tuple(exit_codes),
+                        reason=f"the test command could not run (exit {res.exit_code}): {why}",
+                        notes=tuple(notes),
+                        durations=durations,
+                        stdout_tail=out_tail,
+                        stderr_tail=err_tail,
                     )
-                notes.append(f"command {i}: no readable result ({e})")
-                complete = False
-                continue
+                )
+            if problem is not None:
+                notes.append(f"command {i}: no readable result ({problem})")
             all_tests.extend(parsed.tests)
             complete = complete and parsed.complete
             notes.extend(f"command {i}: {n}" for n in parsed.notes)

@@ -44,6 +44,8 @@ class TestResult(BaseModel):
         message: the failure or skip message, trimmed.
     """
 
+    __test__ = False  # not a pytest test class, despite the name
+
     model_config = ConfigDict(frozen=True)
 
     id: str
@@ -62,6 +64,8 @@ class TestResults(BaseModel):
             with fewer results than announced, pytest interrupted).
         notes: anything the parser noticed (plan mismatch, unparseable lines...), one line each.
     """
+
+    __test__ = False  # not a pytest test class, despite the name
 
     model_config = ConfigDict(frozen=True)
 

@@ -89,6 +89,8 @@ class Protocol(str, Enum):
 class TestCommand(_Frozen):
     """One test command: an argv (run directly) or a shell string (run with ``bash -c``)."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     argv: tuple[str, ...] | None = None
     shell: str | None = None
 
@@ -116,6 +118,8 @@ class TestCommand(_Frozen):
 
 class TestSpec(_Frozen):
     """How the hidden suite is run and read."""
+
+    __test__ = False  # not a pytest test class, despite the name
 
     commands: tuple[TestCommand, ...]
     protocol: Protocol = Protocol.AUTO

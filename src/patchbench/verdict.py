@@ -43,6 +43,8 @@ class TestCheck(BaseModel):
         message: the failure message, trimmed.
     """
 
+    __test__ = False  # not a pytest test class, despite the name
+
     model_config = ConfigDict(frozen=True)
 
     id: str
