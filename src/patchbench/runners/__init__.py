@@ -1,1 +1,167 @@
-"""Runners: one module per result protocol (registry filled in by the runner modules)."""
+"""Runners: one module per result protocol, and the registry that picks one for a test spec.
+
+* :class:`~patchbench.runners.pytest_junit.PytestRunner` (``"pytest"``): JUnit XML written by pytest.
+* :class:`~patchbench.runners.tap.TapRunner` (``"tap"``): TAP 12/13/14 on standard output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import shlex
+from collections.abc import Sequence
+
+from ..results import SEVERITY, TestResult, TestResults
+from ..task import Protocol, TestCommand, TestSpec
+from ._base import Invocation, Runner, RunOutput
+from .pytest_junit import PytestRunner
+from .tap import TapRunner
+
+__all__ = [
+    "RUNNERS",
+    "Invocation",
+    "PytestRunner",
+    "RunOutput",
+    "Runner",
+    "TapRunner",
+    "choose_runner",
+    "get_runner",
+    "match_ids",
+]
+
+#: Every registered runner, by name.
+RUNNERS: dict[str, Runner] = {r.name: r for r in (PytestRunner(), TapRunner())}
+
+
+def get_runner(name: str) -> Runner:
+    """The registered runner called ``name``.
+
+    Raises:
+        KeyError: no runner has that name; the message lists the known ones.
+    """
+    try:
+        return RUNNERS[name]
+    except KeyError:
+        raise KeyError(f"unknown runner {name!r} (known: {', '.join(sorted(RUNNERS))})") from None
+
+
+def choose_runner(spec: TestSpec) -> Runner:
+    """The runner for a test spec: its protocol, or for ``auto`` pytest if any command runs pytest.
+
+    A command runs pytest when its program (after environment assignments and wrappers such as ``env``,
+    ``timeout`` or ``uv run``) is ``pytest``/``py.test``, or when it has ``-m pytest`` (``python -m
+    pytest``, ``coverage run -m pytest``). Shell strings are split with :mod:`shlex` into simple commands
+    first, so ``echo pytest`` or a path like ``tests/pytest_helpers.py`` does not count. Anything else
+    is read as TAP.
+    """
+    if spec.protocol is Protocol.PYTEST:
+        return RUNNERS[PytestRunner.name]
+    if spec.protocol is Protocol.TAP:
+        return RUNNERS[TapRunner.name]
+    if any(_command_runs_pytest(c) for c in spec.commands):
+        return RUNNERS[PytestRunner.name]
+    return RUNNERS[TapRunner.name]
+
+
+def match_ids(runner: Runner, wanted: Sequence[str], results: TestResults) -> dict[str, TestResult | None]:
+    """Look up each wanted test id (an F2P/P2P entry) in a run's results.
+
+    Ids are compared exactly after ``runner.normalise_id`` on both sides: a pytest id written without
+    its parameters (``test_a`` for ``test_a[1]``) matches nothing, on purpose, because widening it
+    would let one passing variant stand in for a failing one.
+
+    Args:
+        runner: the runner that produced ``results``; its ``normalise_id`` defines id equality.
+        wanted: the ids to look up, in any order; duplicates are fine.
+        results: the parsed run.
+
+    Returns:
+        ``{wanted id: result}``, keyed by the ids as given. When several results share an id the worst
+        outcome wins (see :data:`patchbench.results.SEVERITY`); an id that matches nothing maps to None.
+    """
+    index: dict[str, TestResult] = {}
+    for result in results.tests:
+        key = runner.normalise_id(result.id)
+        prev = index.get(key)
+        if prev is None or SEVERITY[result.outcome] > SEVERITY[prev.outcome]:
+            index[key] = result
+    return {w: index.get(runner.normalise_id(w)) for w in wanted}
+
+
+# -- recognising a pytest command ---------------------------------------------------------------
+
+_PYTEST_PROGRAMS = frozenset({"pytest", "py.test"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+# Words that run the command after them; their options and numeric arguments are skipped too.
+_WRAPPERS = frozenset({"env", "exec", "time", "nice", "nohup", "command", "timeout", "xvfb-run", "stdbuf"})
+# Shell keywords that can precede a command in the same simple command.
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"})
+# Tools that run a command as "<tool> run ...".
+_RUN_TOOLS = frozenset({"uv", "poetry", "pdm", "pipenv", "hatch", "rye", "pixi"})
+_OPERATOR_CHARS = ";&|()<>\n"
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_WRAPPER_ARG = re.compile(r"^(?:-.*|\d+(?:\.\d+)?[smhd]?)$")
+
+
+def _command_runs_pytest(command: TestCommand) -> bool:
+    if command.argv is not None:
+        return _argv_runs_pytest(list(command.argv))
+    assert command.shell is not None
+    return _shell_runs_pytest(command.shell)
+
+
+def _argv_runs_pytest(argv: list[str]) -> bool:
+    if argv and os.path.basename(argv[0]) in _SHELLS:
+        # bash -c SCRIPT, also with combined short options (-lc, -ec): read SCRIPT as a shell string.
+        for j, arg in enumerate(argv[1:-1], start=1):
+            if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
+                return _shell_runs_pytest(argv[j + 1])
+    return _simple_command_runs_pytest(argv)
+
+
+def _shell_runs_pytest(script: str) -> bool:
+    return any(_simple_command_runs_pytest(words) for words in _simple_commands(script))
+
+
+def _simple_commands(script: str) -> list[list[str]]:
+    """Split a shell string into simple commands (word lists) at ``;``, ``&&``, ``|``, newlines...."""
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=_OPERATOR_CHARS)
+    lexer.whitespace = " \t\r"  # newlines separate commands: they come back as operator tokens
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        # Unbalanced quotes: the shell would refuse it too; read it as plainly as possible.
+        tokens = re.findall(r"[;&|()<>\n]+|[^\s;&|()<>]+", script)
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token and all(ch in _OPERATOR_CHARS for ch in token):
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [c for c in commands if c]
+
+
+def _simple_command_runs_pytest(words: list[str]) -> bool:
+    if any(a == "-m" and b in _PYTEST_PROGRAMS for a, b in itertools.pairwise(words)):
+        return True
+    if any(w in ("-mpytest", "-mpy.test") for w in words):
+        return True
+    i = 0
+    while i < len(words):
+        word = words[i]
+        base = os.path.basename(word)
+        if _ASSIGNMENT.match(word) or word in _KEYWORDS:
+            i += 1
+        elif base in _WRAPPERS:
+            i += 1
+            while i < len(words) and (_WRAPPER_ARG.match(words[i]) or _ASSIGNMENT.match(words[i])):
+                i += 1
+        elif base in _RUN_TOOLS and i + 1 < len(words) and words[i + 1] == "run":
+            i += 2
+            while i < len(words) and words[i].startswith("-"):
+                i += 1
+        else:
+            return base in _PYTEST_PROGRAMS
+    return False

@@ -256,13 +256,22 @@ def run_captured(
             proc.stdin.close()
         except OSError:
             pass
-    timed_out = False
-    try:
-        proc.wait(timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = not guard.tripped
+    # A timer kills at the deadline and the main thread blocks in waitpid: Popen.wait(timeout=...) polls
+    # with sleeps of up to 50 ms, which would be the largest part of the harness overhead.
+    expired = threading.Event()
+
+    def on_deadline() -> None:
+        expired.set()
         stop()
+
+    timer = threading.Timer(limits.timeout_s, on_deadline)
+    timer.daemon = True
+    timer.start()
+    try:
         proc.wait()
+    finally:
+        timer.cancel()
+    timed_out = expired.is_set() and not guard.tripped
     # Children may still hold the pipes open (the direct child exited, its group did not): end them
     # before draining, so a background process cannot keep the run alive or write after it.
     _kill_group(proc.pid)

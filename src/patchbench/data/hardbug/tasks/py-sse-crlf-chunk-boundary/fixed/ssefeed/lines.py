@@ -1,0 +1,42 @@
+"""Incremental splitting of text into lines."""
+
+from __future__ import annotations
+
+import re
+
+# The longest alternative first, so that CRLF counts as one line ending.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class LineDecoder:
+    """Turns a sequence of text chunks into complete lines.
+
+    A line ends at CRLF, LF or a lone CR. Text after the last line ending is
+    kept until more input (or :meth:`flush`) arrives.
+    """
+
+    def __init__(self) -> None:
+        self._pending = ""
+        self._after_cr = False
+
+    def feed(self, chunk: str) -> list[str]:
+        """Add ``chunk``; return the lines it completed, without their endings."""
+        if self._after_cr and chunk:
+            # The previous chunk ended with CR: an LF here belongs to that CRLF.
+            self._after_cr = False
+            chunk = chunk.removeprefix("\n")
+        text = self._pending + chunk
+        lines: list[str] = []
+        start = 0
+        for match in _LINE_END.finditer(text):
+            lines.append(text[start : match.start()])
+            start = match.end()
+        self._pending = text[start:]
+        if text.endswith("\r"):
+            self._after_cr = True
+        return lines
+
+    def flush(self) -> list[str]:
+        """End of input: return the unterminated last line, if there is one."""
+        rest, self._pending = self._pending, ""
+        return [rest] if rest else []
