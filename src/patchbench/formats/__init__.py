@@ -8,13 +8,18 @@ from pathlib import Path
 from ..errors import DatasetError
 from ..task import Task
 from ._base import Format, Loaded
+from .harbor import HarborDirFormat, HarborParquetFormat
 from .hardbug import HardBugRowsFormat, HardBugTasksFormat
+from .patchbench import PatchBenchFormat
 
 #: Every format, in detection order (most specific first).
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
         HardBugTasksFormat(),
+        HarborDirFormat(),
+        PatchBenchFormat(),
+        HarborParquetFormat(),
         HardBugRowsFormat(),
     )
 }

@@ -24,6 +24,7 @@ import os
 import random
 import shutil
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -89,21 +90,39 @@ class _Cgroups:
 
     @staticmethod
     def destroy(groups: list[Path]) -> None:
-        for d in groups:
-            procs = d / "cgroup.procs"
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in procs.read_text().split()]
-                except OSError:
-                    pids = []
-                for pid in pids:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, 9)
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    threading.Event().wait(0.02)
+        """Kill what is left in the run's cgroups and remove them.
+
+        Exiting processes can keep a cgroup busy for a few milliseconds after the run: the first attempt
+        is made here, and what is still busy is finished by a background thread, off the run's path.
+        """
+        busy = [d for d in groups if not _try_remove(d)]
+        if busy:
+            threading.Thread(target=_remove_patiently, args=(busy,), daemon=True).start()
+
+
+def _try_remove(d: Path) -> bool:
+    try:
+        pids = [int(p) for p in (d / "cgroup.procs").read_text().split()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
+    try:
+        d.rmdir()
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _remove_patiently(groups: list[Path]) -> None:
+    for d in groups:
+        for _ in range(500):
+            if _try_remove(d):
+                break
+            time.sleep(0.01)
 
 
 def _writable_dir(p: Path) -> bool:
