@@ -65,7 +65,7 @@ def main() -> None:
     args = ap.parse_args()
 
     task = make_task()
-    env = env_for("python").prepare(task.env)
+    env = env_for("python").prepare(task)
     bare_dir = Path(tempfile.mkdtemp(prefix="pb-bench-bare-"))
     materialise(task.workspace + task.hidden_tests, bare_dir)
     bare_env = {"PATH": f"{env.path[0]}:/usr/bin:/bin", **env.env, "HOME": str(bare_dir)}

@@ -8,24 +8,30 @@ situation                                              status           reward
 the task is malformed                                  ``bad_task``     0
 the candidate's patch is malformed/unsafe/not applied  ``patch_failed`` 0
 the candidate changed test configuration (``reject``)  ``unresolved``   0
-sandbox or environment broke; runner crashed before
-  any test ran; the runner's report is missing and the
-  command neither timed out nor was killed by the run  ``infra_error``  0
+sandbox or environment broke; the test tool could not
+  run (exit 126/127, or its own usage/internal-error
+  codes) before reporting any test                     ``infra_error``  0
 the wall-clock limit ran out                           ``timeout``      0
-zero tests were reported                               ``no_tests``     0
+zero tests were reported (also: the report is missing
+  because the test process ended before writing it)    ``no_tests``     0
 an F2P or P2P id matches no reported test              ``unresolved``   0
 an F2P/P2P test did not pass (failed, error, skipped,
   xfail, xpass all count as not passed)                ``unresolved``   0
-no F2P/P2P lists and any reported test did not pass    ``unresolved``   0
+no F2P/P2P lists and a reported test failed, errored
+  or xpassed (skips and xfails are ignored; all
+  skipped is ``no_tests``)                             ``unresolved``   0
 the report is incomplete (bail out, plan mismatch,
-  interrupted run) or the exit code is non-zero        ``unresolved``   0
-  while nothing failed in the parsed results
-every F2P and P2P test passed, exit code consistent    ``resolved``     1
+  interrupted run)                                     ``unresolved``   0
+a command was killed, or exited non-zero while no
+  parsed test failed or errored (nothing explains it)  ``unresolved``   0
+every F2P and P2P test passed, exit codes consistent   ``resolved``     1
 =====================================================  ===============  ======
 
 ``infra_error`` is never a pass and never the candidate's failure: callers retry or exclude it.
-``pass_ratio`` is the share of F2P+P2P tests that passed (of all non-skipped tests when the task has no
-lists), reported for every status that ran tests.
+A non-zero exit is consistent when some parsed test failed or errored: real suites hold failing tests
+outside the F2P/P2P lists (that is why they are not listed), and the runner exits non-zero for them.
+``pass_ratio`` is the share of F2P+P2P tests that passed (without lists: of all tests neither skipped nor
+xfailed), reported for every status that ran tests.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from dataclasses import dataclass
 
 from .results import Outcome, TestResult, TestResults
 from .verdict import Status, TestCheck
+
+#: Outcomes that neither pass nor fail a task graded without F2P/P2P lists.
+_IGNORED_WITHOUT_LISTS = (Outcome.SKIPPED, Outcome.XFAIL)
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,7 @@ def grade(
     if checks:
         ratio: float | None = (sum(c.passed for c in checks) / len(checks)) if tests else None
     else:
-        counted = [t for t in tests if t.outcome is not Outcome.SKIPPED]
+        counted = [t for t in tests if t.outcome not in _IGNORED_WITHOUT_LISTS]
         ratio = (sum(t.outcome.ok for t in counted) / len(counted)) if counted else None
 
     def out(status: Status, reason: str) -> Graded:
@@ -110,21 +119,25 @@ def grade(
             f"{len(bad)} listed test(s) did not pass: {names}" + (" ..." if len(bad) > 5 else ""),
         )
     if not checks:
-        failing = [t for t in tests if not t.outcome.ok and t.outcome is not Outcome.SKIPPED]
+        failing = [t for t in tests if not t.outcome.ok and t.outcome not in _IGNORED_WITHOUT_LISTS]
         if failing:
             return out(
                 Status.UNRESOLVED,
                 f"{len(failing)} test(s) did not pass: " + ", ".join(t.id for t in failing[:5]),
             )
         if not any(t.outcome.ok for t in tests):
-            return out(Status.NO_TESTS, "every reported test was skipped")
+            return out(Status.NO_TESTS, "no reported test passed (all skipped or xfailed)")
     if not results.complete:
         note = "; ".join(results.notes[:3]) or "the report is incomplete"
         return out(Status.UNRESOLVED, f"incomplete test report: {note}")
+    killed = [i for i, c in enumerate(exit_codes) if c is None]
+    if killed:
+        return out(Status.UNRESOLVED, f"test command {killed[0]} was killed (exited with None)")
+    explained = any(t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests)
     nonzero = [c for c in exit_codes if c != 0]
-    if nonzero:
+    if nonzero and not explained:
         return out(
-            Status.UNRESOLVED, f"a test command exited with {nonzero[0]} although no listed test failed"
+            Status.UNRESOLVED, f"a test command exited with {nonzero[0]} although no reported test failed"
         )
     return out(Status.RESOLVED, "")
 

@@ -121,9 +121,12 @@ def run(
         durations.workspace_s = time.monotonic() - tw
 
         # 2. environment
-        runner = choose_runner(task.test)
         try:
-            env = env_for(task.env.language, cache_dir).prepare(task.env, needs=(runner.name,))
+            runner = choose_runner(task.test)
+        except KeyError as e:
+            return finish(Verdict(**common, status=Status.INFRA_ERROR, reason=str(e).strip("'\"")))
+        try:
+            env = env_for(task.env.language, cache_dir).prepare(task)
         except EnvError as e:
             return finish(Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), runner=runner.name))
         durations.env_s = env.seconds
@@ -144,10 +147,21 @@ def run(
             ws_bind = Bind(ws, WORKSPACE_DST, writable=True)
             rep_bind = Bind(rdir, REPORTS_DST, writable=True)
             binds = [ws_bind, rep_bind, *(Bind(p, str(p)) for p in env.ro_paths)]
+            for rel, src in env.workspace_mounts:
+                point = ws / rel
+                if sb.mounts:
+                    point.mkdir(parents=True, exist_ok=True)
+                    binds.append(Bind(src, _join(WORKSPACE_DST, rel)))
+                elif not point.exists():
+                    point.parent.mkdir(parents=True, exist_ok=True)
+                    point.symlink_to(src)  # no mount namespace: a link stands in for the bind
             inv = runner.invoke(command, sb.path(rep_bind))
+            argv = inv.argv
+            if env.prelude:
+                argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
             remaining = max(0.5, deadline - time.monotonic())
             req = ExecRequest(
-                argv=inv.argv,
+                argv=argv,
                 cwd=_join(sb.path(ws_bind), task.test.workdir),
                 binds=binds,
                 env=_env(env, inv.env),

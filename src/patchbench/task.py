@@ -76,14 +76,23 @@ class FileEntry(_Frozen):
 
 
 class Protocol(str, Enum):
-    """How a test command reports per-test results."""
+    """How a test command reports per-test results (each value names a registered runner)."""
 
     AUTO = "auto"
-    """Pick from the command: pytest when it invokes pytest, TAP otherwise."""
+    """Pick from the commands: the first runner that claims one (pytest, go test, cargo test, node --test,
+    Maven/Jest/Vitest/Mocha), TAP otherwise."""
     PYTEST = "pytest"
     """pytest, read through the JUnit XML report it writes outside the workspace."""
     TAP = "tap"
     """Test Anything Protocol (12/13/14) on standard output."""
+    JUNIT = "junit"
+    """JUnit XML report files (Maven Surefire, the JUnit console launcher, Jest/Vitest/Mocha reporters)."""
+    GO = "go-test"
+    """``go test -json`` events on standard output."""
+    CARGO = "cargo-test"
+    """``cargo test`` libtest output (JSON events via RUSTC_BOOTSTRAP=1, or the text form)."""
+    NODE = "node-test"
+    """node's built-in test runner (``node --test``), read through its reporter."""
 
 
 class TestCommand(_Frozen):

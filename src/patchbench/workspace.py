@@ -10,21 +10,24 @@ Order inside one run (see :func:`patchbench.harness.run`):
 4. :func:`inject_tests` writes the hidden tests last, replacing whatever the candidate left at those paths.
 
 Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or deletes that alter how
-tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``, the pytest sections of
-``tox.ini``/``setup.cfg``/``pyproject.toml``, ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, and
-``__init__.py`` in the directories that hold hidden tests — are restored to the task's original (or
-removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
-verdict is ``unresolved`` naming the files.
+tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
+``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
+``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, and ``__init__.py`` in the directories that hold
+hidden tests (the workspace root and every directory above a hidden test included) — are restored to the
+task's original (or removed when the task had none) under ``strip``, the default; under ``reject`` the run
+stops and the verdict is ``unresolved`` naming the files.
 """
 
 from __future__ import annotations
 
 import configparser
 import difflib
+import hashlib
 import os
 import posixpath
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -108,10 +111,16 @@ def apply_candidate(task: Task, candidate: Candidate, root: Path) -> Applied:
                     dest.unlink()
                     changed.add(rel)
                 continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
             if dest.is_dir() and not dest.is_symlink():
                 raise PatchError(f"candidate file {rel!r} is a directory in the workspace")
-            dest.write_text(content, encoding="utf-8")
+            data = content.encode("utf-8")
+            if dest.is_file() and not dest.is_symlink() and dest.read_bytes() == data:
+                continue  # rewritten unchanged (a directory candidate holds every file): not a change
+            try:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(data)
+            except OSError as e:
+                raise PatchError(f"cannot write candidate file {rel!r}: {e.strerror or e}") from None
             changed.add(rel)
         return Applied("files", changed)
     if kind is CandidateKind.GOLD:
@@ -173,9 +182,9 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
     """
     if not patch.strip():
         return Applied("none")
-    changed = patch_paths(patch)
-    for rel in changed:
+    for rel in patch_paths(patch):
         _no_symlink_parents(root, rel)
+    before = _snapshot(root)
     if not patch.endswith("\n"):
         patch += "\n"
     env = {
@@ -193,13 +202,13 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
         r = _run(["git", "apply", "--recount", "--whitespace=nowarn", "-p1", patch_file], root, env)
         if r.returncode == 0:
             _check_links(root)
-            return Applied("git-apply", changed)
+            return Applied("git-apply", _changed(before, _snapshot(root)))
         errors.append("git apply: " + _tail(r.stderr))
         restore()
         r3 = _three_way(root, patch_file, env)
         if r3 is not None and r3.returncode == 0:
             _check_links(root)
-            return Applied("git-apply-3way", changed)
+            return Applied("git-apply-3way", _changed(before, _snapshot(root)))
         if r3 is not None:
             errors.append("git apply --3way: " + _tail(r3.stderr))
         restore()
@@ -221,7 +230,7 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
         )
         if r.returncode == 0:
             _check_links(root)
-            return Applied("patch-fuzz", changed)
+            return Applied("patch-fuzz", _changed(before, _snapshot(root)))
         errors.append("patch: " + _tail(r.stdout + r.stderr))
         restore()
     finally:
@@ -265,6 +274,26 @@ def _no_symlink_parents(root: Path, rel: str) -> None:
             raise PatchError(f"path {rel!r} goes through a symlink in the workspace")
 
 
+def _snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file and symlink under ``root``: its mode and a digest of its content (or link target)."""
+    out: dict[str, tuple[int, bytes]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            p = Path(dirpath) / name
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                data = os.fsencode(os.readlink(p))
+            else:
+                data = p.read_bytes() if stat.S_ISREG(st.st_mode) else b""
+            out[p.relative_to(root).as_posix()] = (st.st_mode, hashlib.sha256(data).digest())
+    return out
+
+
+def _changed(before: Mapping[str, object], after: Mapping[str, object]) -> set[str]:
+    """The paths added, modified or deleted between two snapshots."""
+    return {rel for rel in set(before) | set(after) if before.get(rel) != after.get(rel)}
+
+
 def _check_links(root: Path) -> None:
     """Refuse any symlink in the workspace that points outside it."""
     real_root = root.resolve()
@@ -279,7 +308,15 @@ def _check_links(root: Path) -> None:
 
 # --- test-configuration guard -------------------------------------------------------------------
 
-_ALWAYS = {"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py", "usercustomize.py"}
+_ALWAYS = {
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "sitecustomize.py",
+    "usercustomize.py",
+}
 _SECTIONED = {"tox.ini", "setup.cfg", "pyproject.toml"}
 
 
@@ -299,13 +336,14 @@ def _pytest_section(name: str, text: str | None) -> object:
 
 def config_violations(task: Task, changed: Iterable[str], root: Path) -> list[str]:
     """The changed paths that alter how tests are collected or run (see the module docstring)."""
-    original = task.workspace_map()
+    original = {f.path: f.data().decode("utf-8", errors="replace") for f in task.workspace}
     test_dirs: set[str] = set()
     for t in task.hidden_tests:
         d = posixpath.dirname(t.path)
+        test_dirs.add(d)  # "" is the workspace root, which holds root-level hidden tests
         while d:
-            test_dirs.add(d)
             d = posixpath.dirname(d)
+            test_dirs.add(d)
     out: list[str] = []
     for rel in sorted(changed):
         name = posixpath.basename(rel)
@@ -331,16 +369,20 @@ def guard_test_config(task: Task, applied: Applied, root: Path, policy: ConfigPo
     """
     bad = config_violations(task, applied.changed, root)
     if policy is ConfigPolicy.STRIP:
-        original = task.workspace_map()
+        original = {f.path: f for f in task.workspace}
         for rel in bad:
             dest = root / rel
             if dest.is_symlink() or dest.is_file():
                 dest.unlink()
             elif dest.is_dir():
                 shutil.rmtree(dest)
-            if rel in original:
+            entry = original.get(rel)
+            if entry is not None:
+                _replace_symlinked_parents(root, rel)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(original[rel], encoding="utf-8")
+                dest.write_bytes(entry.data())
+                if entry.executable:
+                    dest.chmod(0o755)
     return bad
 
 
@@ -377,19 +419,24 @@ def unified_diff(old: Mapping[str, str], new: Mapping[str, str]) -> str:
         a, b = old.get(path), new.get(path)
         if a == b:
             continue
-        a_lines = (a or "").splitlines(keepends=True)
-        b_lines = (b or "").splitlines(keepends=True)
+        a_lines = _lines(a or "")
+        b_lines = _lines(b or "")
         header = f"diff --git a/{path} b/{path}\n"
         if a is None:
             header += "new file mode 100644\n"
         elif b is None:
             header += "deleted file mode 100644\n"
+            if not a:
+                # no hunk: without the (empty) blob ids, GNU patch takes this for a reversed patch
+                header += "index e69de29..0000000\n"
+        # like git, end a name holding a space with a tab, or GNU patch stops reading it at the space
+        end = "\t" if " " in path else ""
         body = list(
             difflib.unified_diff(
                 a_lines,
                 b_lines,
-                fromfile="/dev/null" if a is None else f"a/{path}",
-                tofile="/dev/null" if b is None else f"b/{path}",
+                fromfile="/dev/null" if a is None else f"a/{path}{end}",
+                tofile="/dev/null" if b is None else f"b/{path}{end}",
                 n=3,
             )
         )
@@ -401,3 +448,16 @@ def unified_diff(old: Mapping[str, str], new: Mapping[str, str]) -> str:
                 fixed.append(line + "\n\\ No newline at end of file\n")
         chunks.append(header + "".join(fixed))
     return "".join(chunks)
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each newline, keeping it.
+
+    Not ``str.splitlines``: it also splits at ``\\r``, ``\\f``, ``\\v``, U+2028..., which diff and patch
+    treat as ordinary characters, and the diff would come out corrupt.
+    """
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines

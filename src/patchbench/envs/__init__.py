@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from ..errors import EnvError
 from ._base import Env, Prepared, default_cache_dir
 from .python import PythonEnv
 
+#: Which environment handles which language: "module:Class", imported when first needed, so an
+#: ecosystem's module can be absent (its languages then get a clear EnvError).
+ENV_CLASSES: dict[str, str] = {
+    "python": "patchbench.envs.python:PythonEnv",
+    "sql": "patchbench.envs.python:PythonEnv",
+    "javascript": "patchbench.envs.node:NodeEnv",
+    "typescript": "patchbench.envs.node:NodeEnv",
+    "go": "patchbench.envs.go:GoEnv",
+    "rust": "patchbench.envs.rust:RustEnv",
+    "java": "patchbench.envs.java:JavaEnv",
+}
 ENVS: dict[str, type[Env]] = {"python": PythonEnv}
 
 
@@ -17,14 +29,19 @@ def env_for(language: str, cache_dir: Path | None = None) -> Env:
     Raises:
         EnvError: no preparer handles ``language``.
     """
-    for cls in ENVS.values():
-        if language in cls.languages:
-            return cls(cache_dir)
-    raise EnvError(
-        f"no environment support for language {language!r} yet (supported: "
-        + ", ".join(sorted(lang for c in ENVS.values() for lang in c.languages))
-        + ")"
-    )
+    spec = ENV_CLASSES.get(language.lower())
+    if spec is None:
+        raise EnvError(
+            f"no environment support for language {language!r} (supported: {', '.join(sorted(ENV_CLASSES))})"
+        )
+    module, _, cls_name = spec.partition(":")
+    try:
+        cls: type[Env] = getattr(importlib.import_module(module), cls_name)
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
+        raise EnvError(f"environment support for {language!r} is not available in this build") from None
+    return cls(cache_dir)
 
 
-__all__ = ["ENVS", "Env", "Prepared", "default_cache_dir", "env_for"]
+__all__ = ["ENVS", "ENV_CLASSES", "Env", "Prepared", "default_cache_dir", "env_for"]

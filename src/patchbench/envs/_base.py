@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..task import EnvSpec
+from ..task import Task
 
 log = logging.getLogger("patchbench.envs")
 
@@ -49,6 +49,10 @@ class Prepared:
         cache_hit: whether it was already in the cache.
         seconds: time spent preparing (or finding) it.
         notes: anything worth telling the user (a requested version that was not available...).
+        workspace_mounts: (workspace-relative path, host path) pairs bound read-only inside the
+            workspace (e.g. ``node_modules`` from the cache).
+        prelude: trusted shell lines run inside the sandbox before each test command (e.g. seeding a
+            writable build cache under /tmp from the read-only environment).
     """
 
     key: str
@@ -59,6 +63,8 @@ class Prepared:
     cache_hit: bool = False
     seconds: float = 0.0
     notes: tuple[str, ...] = ()
+    workspace_mounts: tuple[tuple[str, Path], ...] = ()
+    prelude: tuple[str, ...] = ()
 
 
 class Env(ABC):
@@ -71,34 +77,38 @@ class Env(ABC):
         self.cache_dir = cache_dir or default_cache_dir()
 
     @abstractmethod
-    def describe(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> dict[str, Any]:
-        """Everything that determines the environment's content; hashed into its key."""
+    def describe(self, task: Task) -> dict[str, Any]:
+        """Everything that determines the environment's content; hashed into its key.
+
+        Include the task's dependency manifests (package.json, go.mod, Cargo.toml, pom.xml...) as read
+        from the task itself, never from a candidate: a candidate cannot change what gets installed.
+        """
 
     @abstractmethod
-    def build(self, spec: EnvSpec, dest: Path, *, needs: tuple[str, ...] = ()) -> None:
-        """Create the environment in ``dest`` (network allowed).
+    def build(self, task: Task, dest: Path) -> None:
+        """Create the environment in ``dest`` (network allowed; trusted commands only).
 
         Raises:
             EnvError: it cannot be built; the message names what to install.
         """
 
     @abstractmethod
-    def activate(self, root: Path, spec: EnvSpec) -> Prepared:
+    def activate(self, root: Path, task: Task) -> Prepared:
         """Describe how test commands use the environment built at ``root``."""
 
-    def key(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> str:
+    def key(self, task: Task) -> str:
         """The content-addressed key of an environment."""
-        blob = json.dumps({"env": self.name, **self.describe(spec, needs=needs)}, sort_keys=True)
+        blob = json.dumps({"env": self.name, **self.describe(task)}, sort_keys=True, default=str)
         return f"{self.name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
 
-    def prepare(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> Prepared:
-        """Return the cached environment for ``spec``, building it first on a miss.
+    def prepare(self, task: Task) -> Prepared:
+        """Return the cached environment for ``task``, building it first on a miss.
 
         Raises:
             EnvError: it could not be built.
         """
         t0 = time.monotonic()
-        key = self.key(spec, needs=needs)
+        key = self.key(task)
         root = self.cache_dir / "envs" / key
         hit = (root / ".ready").exists()
         if not hit:
@@ -109,9 +119,9 @@ class Env(ABC):
                     shutil.rmtree(tmp, ignore_errors=True)
                     tmp.mkdir(parents=True)
                     try:
-                        self.build(spec, tmp, needs=needs)
+                        self.build(task, tmp)
                         (tmp / ".describe.json").write_text(
-                            json.dumps(self.describe(spec, needs=needs), indent=1, sort_keys=True)
+                            json.dumps(self.describe(task), indent=1, sort_keys=True, default=str)
                         )
                         (tmp / ".ready").write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
                         _read_only(tmp)
@@ -124,7 +134,7 @@ class Env(ABC):
                     hit = True
         if hit:
             log.info("environment %s: cache hit, reused", key)
-        prepared = self.activate(root, spec)
+        prepared = self.activate(root, task)
         return Prepared(
             key=key,
             root=root,
@@ -134,6 +144,8 @@ class Env(ABC):
             cache_hit=hit,
             seconds=time.monotonic() - t0,
             notes=prepared.notes,
+            workspace_mounts=prepared.workspace_mounts,
+            prelude=prepared.prelude,
         )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvError
-from ..task import EnvSpec
+from ..task import EnvSpec, Task
 from ._base import Env, Prepared
 
 #: The pytest every Python environment gets, unless the task pins its own.
@@ -79,7 +79,8 @@ class PythonEnv(Env):
     name = "python"
     languages = ("python",)
 
-    def describe(self, spec: EnvSpec, *, needs: tuple[str, ...] = ()) -> dict[str, Any]:
+    def describe(self, task: Task) -> dict[str, Any]:
+        spec = task.env
         interp, _ = find_interpreter(wanted_version(spec))
         reqs = sorted(set(spec.python_requirements))
         if not any(re.match(r"^\s*pytest\b(?![-_])", r) for r in reqs):
@@ -90,11 +91,12 @@ class PythonEnv(Env):
             "setup_cmds": list(spec.setup_cmds),
         }
 
-    def build(self, spec: EnvSpec, dest: Path, *, needs: tuple[str, ...] = ()) -> None:
+    def build(self, task: Task, dest: Path) -> None:
+        spec = task.env
         uv = shutil.which("uv")
         if uv is None:
             raise EnvError("uv is not installed: pip install uv (or see https://docs.astral.sh/uv/)")
-        desc = self.describe(spec, needs=needs)
+        desc = self.describe(task)
         venv = dest / "venv"
         _check([uv, "venv", "-q", "--python", desc["interpreter"], str(venv)], "uv venv")
         _check(
@@ -114,7 +116,8 @@ class PythonEnv(Env):
             ok_codes=(0, 1),
         )
 
-    def activate(self, root: Path, spec: EnvSpec) -> Prepared:
+    def activate(self, root: Path, task: Task) -> Prepared:
+        spec = task.env
         venv = root / "venv"
         py = venv / "bin" / "python"
         ro: list[Path] = [root]

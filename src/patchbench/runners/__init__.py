@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import re
@@ -30,8 +31,32 @@ __all__ = [
     "match_ids",
 ]
 
-#: Every registered runner, by name.
-RUNNERS: dict[str, Runner] = {r.name: r for r in (PytestRunner(), TapRunner())}
+#: Runner modules for the other ecosystems, loaded when present, in claiming order (specific first).
+_OPTIONAL = (
+    "patchbench.runners.go:GoTestRunner",
+    "patchbench.runners.cargo:CargoTestRunner",
+    "patchbench.runners.node:NodeTestRunner",
+    "patchbench.runners.junit:JunitRunner",
+)
+
+
+def _load_runners() -> dict[str, Runner]:
+    found: list[Runner] = [PytestRunner()]
+    for spec in _OPTIONAL:
+        module, _, cls = spec.partition(":")
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            continue
+        found.append(getattr(mod, cls)())
+    found.append(TapRunner())
+    return {r.name: r for r in found}
+
+
+#: Every registered runner, by name, in the order ``choose_runner`` asks them (TAP last: the fallback).
+RUNNERS: dict[str, Runner] = _load_runners()
 
 
 def get_runner(name: str) -> Runner:
@@ -47,20 +72,24 @@ def get_runner(name: str) -> Runner:
 
 
 def choose_runner(spec: TestSpec) -> Runner:
-    """The runner for a test spec: its protocol, or for ``auto`` pytest if any command runs pytest.
+    """The runner for a test spec: its protocol, or for ``auto`` the first runner that claims a command.
 
-    A command runs pytest when its program (after environment assignments and wrappers such as ``env``,
-    ``timeout`` or ``uv run``) is ``pytest``/``py.test``, or when it has ``-m pytest`` (``python -m
-    pytest``, ``coverage run -m pytest``). Shell strings are split with :mod:`shlex` into simple commands
-    first, so ``echo pytest`` or a path like ``tests/pytest_helpers.py`` does not count. Anything else
-    is read as TAP.
+    Commands are read as simple commands (a shell string is split with :mod:`shlex` at ``;``, ``&&``,
+    ``|``...; wrappers such as ``env``, ``timeout`` or ``uv run`` are skipped) and each registered runner
+    is asked, in registry order, whether it :meth:`~Runner.claims` one of them: pytest claims
+    ``pytest``/``python -m pytest``, so ``echo pytest`` or a path like ``tests/pytest_helpers.py`` does
+    not count. Anything nobody claims is read as TAP.
+
+    Raises:
+        KeyError: the spec names a protocol whose runner is not available.
     """
-    if spec.protocol is Protocol.PYTEST:
-        return RUNNERS[PytestRunner.name]
-    if spec.protocol is Protocol.TAP:
-        return RUNNERS[TapRunner.name]
-    if any(_command_runs_pytest(c) for c in spec.commands):
-        return RUNNERS[PytestRunner.name]
+    if spec.protocol is not Protocol.AUTO:
+        return get_runner(spec.protocol.value)
+    # TAP never claims; it is the fallback.
+    words = [w for c in spec.commands for w in _words_of(c)]
+    for runner in RUNNERS.values():
+        if any(runner.claims(w) for w in words):
+            return runner
     return RUNNERS[TapRunner.name]
 
 
@@ -104,24 +133,18 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPER_ARG = re.compile(r"^(?:-.*|\d+(?:\.\d+)?[smhd]?)$")
 
 
-def _command_runs_pytest(command: TestCommand) -> bool:
+def _words_of(command: TestCommand) -> list[list[str]]:
+    """The simple commands of a test command, each cut to start at its program (see :func:`program_words`)."""
     if command.argv is not None:
-        return _argv_runs_pytest(list(command.argv))
+        argv = list(command.argv)
+        if argv and os.path.basename(argv[0]) in _SHELLS:
+            # bash -c SCRIPT, also with combined short options (-lc, -ec): read SCRIPT as a shell string.
+            for j, arg in enumerate(argv[1:-1], start=1):
+                if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
+                    return [program_words(w) for w in _simple_commands(argv[j + 1])]
+        return [program_words(argv)]
     assert command.shell is not None
-    return _shell_runs_pytest(command.shell)
-
-
-def _argv_runs_pytest(argv: list[str]) -> bool:
-    if argv and os.path.basename(argv[0]) in _SHELLS:
-        # bash -c SCRIPT, also with combined short options (-lc, -ec): read SCRIPT as a shell string.
-        for j, arg in enumerate(argv[1:-1], start=1):
-            if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
-                return _shell_runs_pytest(argv[j + 1])
-    return _simple_command_runs_pytest(argv)
-
-
-def _shell_runs_pytest(script: str) -> bool:
-    return any(_simple_command_runs_pytest(words) for words in _simple_commands(script))
+    return [program_words(w) for w in _simple_commands(command.shell)]
 
 
 def _simple_commands(script: str) -> list[list[str]]:
@@ -143,11 +166,9 @@ def _simple_commands(script: str) -> list[list[str]]:
     return [c for c in commands if c]
 
 
-def _simple_command_runs_pytest(words: list[str]) -> bool:
-    if any(a == "-m" and b in _PYTEST_PROGRAMS for a, b in itertools.pairwise(words)):
-        return True
-    if any(w in ("-mpytest", "-mpy.test") for w in words):
-        return True
+def program_words(words: list[str]) -> list[str]:
+    """``words`` from the program on: environment assignments, shell keywords and wrappers (``env``,
+    ``timeout 60``, ``uv run``...) skipped; the program itself reduced to its base name."""
     i = 0
     while i < len(words):
         word = words[i]
@@ -163,5 +184,16 @@ def _simple_command_runs_pytest(words: list[str]) -> bool:
             while i < len(words) and words[i].startswith("-"):
                 i += 1
         else:
-            return base in _PYTEST_PROGRAMS
-    return False
+            return [base, *words[i + 1 :]]
+    return []
+
+
+def runs_pytest(words: list[str]) -> bool:
+    """Whether a simple command (from :func:`program_words`) runs pytest."""
+    if not words:
+        return False
+    if any(a == "-m" and b in _PYTEST_PROGRAMS for a, b in itertools.pairwise(words)):
+        return True
+    if any(w in ("-mpytest", "-mpy.test") for w in words):
+        return True
+    return words[0] in _PYTEST_PROGRAMS

@@ -51,6 +51,13 @@ class Runner:
     #: Exit codes that mean the tool itself failed (usage or internal error), not the code under test.
     infra_exit_codes: ClassVar[tuple[int, ...]] = ()
 
+    def claims(self, words: list[str]) -> bool:
+        """Whether this runner reads the output of one simple command (program first, base name).
+
+        Used by ``Protocol.AUTO``; the TAP runner claims nothing and is the fallback.
+        """
+        return False
+
     def invoke(self, command: TestCommand, report_dir: str) -> Invocation:
         """The argv and environment that run ``command`` with this runner's reporting switched on."""
         return Invocation(argv=command.to_argv())

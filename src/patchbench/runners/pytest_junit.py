@@ -256,6 +256,12 @@ class PytestRunner(Runner):
     #: pytest's own internal error (3) and usage error (4): the tool failed, not the code under test.
     infra_exit_codes: ClassVar[tuple[int, ...]] = (3, 4)
 
+    def claims(self, words: list[str]) -> bool:
+        """``pytest``, ``py.test``, ``python -m pytest`` (after wrappers)."""
+        from . import runs_pytest
+
+        return runs_pytest(words)
+
     def invoke(self, command: TestCommand, report_dir: str) -> Invocation:
         """The command unchanged, with ``PYTEST_ADDOPTS`` asking for an xunit1 report in ``report_dir``.
 

@@ -123,6 +123,8 @@ class Sandbox(ABC):
 
     name: ClassVar[str] = ""
     guarantees: ClassVar[Guarantees]
+    #: Whether binds are real mounts at ``dst`` (False: the command sees host paths).
+    mounts: ClassVar[bool] = True
 
     @abstractmethod
     def exec(self, req: ExecRequest) -> ExecResult:

@@ -33,6 +33,7 @@ class ProcessSandbox(Sandbox):
         memory_limit=True,
         process_limit=False,
     )
+    mounts = False
     _warned = False
 
     def path(self, bind: Bind) -> str:
