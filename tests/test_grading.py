@@ -447,3 +447,11 @@ def test_no_lists_an_xfailed_test_is_expected_and_does_not_fail_the_task() -> No
     """pytest exits 0 with an xfail in the suite; without lists, an expected failure is not a failure."""
     g = grade_lists(results(res("a"), res("b", Outcome.XFAIL)), [], [], exit_codes=(0,))
     assert g.status is Status.RESOLVED
+
+
+def test_a_build_error_is_unresolved_with_the_compilers_message() -> None:
+    """A candidate that does not compile is the candidate's failure, never infra_error nor no_tests."""
+    rs = TestResults(runner="x", tests=(), build_error="main.go:3:1: syntax error: unexpected }")
+    g = grade_lists(rs, F2P, P2P, exit_codes=(1,))
+    assert g.status is Status.UNRESOLVED
+    assert "syntax error: unexpected }" in g.reason

@@ -12,6 +12,7 @@ sandbox or environment broke; the test tool could not
   run (exit 126/127, or its own usage/internal-error
   codes) before reporting any test                     ``infra_error``  0
 the wall-clock limit ran out                           ``timeout``      0
+the code under test did not compile/build              ``unresolved``   0
 zero tests were reported (also: the report is missing
   because the test process ended before writing it)    ``no_tests``     0
 an F2P or P2P id matches no reported test              ``unresolved``   0
@@ -101,6 +102,10 @@ def grade(
 
     if timed_out:
         return out(Status.TIMEOUT, "the test run hit its time limit")
+    if results.build_error is not None:
+        return out(
+            Status.UNRESOLVED, "the code did not build: " + " ".join(results.build_error.split())[:600]
+        )
     if not tests:
         return out(Status.NO_TESTS, "no test results were reported (zero tests is never a pass)")
     missing = [c.id for c in checks if c.outcome is None]

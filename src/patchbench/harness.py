@@ -140,6 +140,7 @@ def run(
         complete = True
         exit_codes: list[int | None] = []
         timed_out = False
+        build_error: str | None = None
         out_tail = err_tail = ""
         for i, command in enumerate(task.test.commands):
             rdir = reports / str(i)
@@ -217,13 +218,17 @@ def run(
                 notes.append(f"command {i}: no readable result ({problem})")
             all_tests.extend(parsed.tests)
             complete = complete and parsed.complete
+            if parsed.build_error is not None and build_error is None:
+                build_error = parsed.build_error
             notes.extend(f"command {i}: {n}" for n in parsed.notes)
             if res.timed_out:
                 break
         durations.test_s = time.monotonic() - tt
 
         # 4. grade
-        results = TestResults(runner=runner.name, tests=tuple(all_tests), complete=complete)
+        results = TestResults(
+            runner=runner.name, tests=tuple(all_tests), complete=complete, build_error=build_error
+        )
         g = grade(
             results,
             match_ids(runner, task.fail_to_pass, results),

@@ -63,6 +63,8 @@ class TestResults(BaseModel):
         complete: False when the report shows the run stopped early (TAP ``Bail out!``, a plan
             with fewer results than announced, pytest interrupted).
         notes: anything the parser noticed (plan mismatch, unparseable lines...), one line each.
+        build_error: the compiler's message when the code under test did not build (a compile error is
+            the candidate's failure: the verdict is ``unresolved`` with this message, never ``infra_error``).
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -73,3 +75,4 @@ class TestResults(BaseModel):
     tests: tuple[TestResult, ...] = ()
     complete: bool = True
     notes: tuple[str, ...] = ()
+    build_error: str | None = None
