@@ -8,6 +8,7 @@ from ._common import EXIT_CODES_HELP
 from .convert import convert
 from .run import run
 from .tasks import show, tasks
+from .validate import validate
 
 app = typer.Typer(
     name="patchbench",
@@ -21,6 +22,7 @@ app.command("tasks")(tasks)
 app.command("show")(show)
 app.command("run")(run)
 app.command("convert")(convert)
+app.command("validate")(validate)
 
 
 def main() -> None:

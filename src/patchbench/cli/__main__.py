@@ -1,0 +1,5 @@
+"""``python -m patchbench.cli``."""
+
+from . import main
+
+main()

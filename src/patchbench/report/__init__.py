@@ -1,0 +1,1 @@
+"""Reports: markdown and JSON renderings of verdicts and validations."""

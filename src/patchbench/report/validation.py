@@ -1,0 +1,78 @@
+"""``validation_report.md``: the summary a dataset publisher attaches to a release."""
+
+from __future__ import annotations
+
+from ..validate import ValidationReport
+
+_SIGNALS = {
+    "test-driven": "tests decide the reward",
+    "does-not-build": "buggy code does not import/compile: the agent must fix that first",
+    "fallback": "script verifier, no per-test grading",
+    "timeout": "a run hit its time limit",
+    "broken": "gold does not resolve",
+    "infra": "the machine failed; rerun",
+}
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def to_markdown(report: ValidationReport) -> str:
+    """The report as markdown: summary, distribution, one row per task, per-test matrix for failures."""
+    n = len(report.tasks)
+    lines = [
+        "# Validation report",
+        "",
+        f"- dataset: `{report.dataset}` ({report.format})",
+        f"- created: {report.created}; every check run {report.repeat} time(s)",
+        f"- tasks: {n}; keep the contract: **{report.passed}**; break it: **{report.failed}**",
+        f"- runs: {report.runs_executed} executed, {report.runs_reused} reused from the ledger; "
+        f"wall time {report.seconds:.1f} s",
+        "",
+        "Contract: the buggy code fails exactly `fail_to_pass` and passes `pass_to_pass`; the gold patch "
+        "passes both; every check is repeated and must agree; an empty workspace and a no-op candidate earn "
+        "nothing; the prompt does not name what the gold patch changes.",
+        "",
+        "## Reward-signal distribution",
+        "",
+        "| class | tasks | share | meaning |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for cls, count in sorted(report.distribution.items(), key=lambda kv: -kv[1]):
+        share = f"{100 * count / n:.0f}%" if n else "-"
+        lines.append(f"| {cls} | {count} | {share} | {_SIGNALS.get(cls, '')} |")
+    lines += [
+        "",
+        "## Tasks",
+        "",
+        "| task | language | result | signal | F2P derived | problems |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for tr in report.tasks:
+        result = "ok" if tr.ok else "**broken**"
+        probs = "; ".join(f"{p.kind}: {p.message}" for p in tr.problems) or "-"
+        lines.append(
+            f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | "
+            f"{len(tr.derived_fail_to_pass)} | {_cell(probs)[:400]} |"
+        )
+    broken = [tr for tr in report.tasks if not tr.ok]
+    if broken:
+        lines += ["", "## What broke, per test", ""]
+        for tr in broken:
+            lines += [f"### {tr.task_id}", ""]
+            for p in tr.problems:
+                tests = (
+                    f" ({', '.join(p.tests[:20])}{' ...' if len(p.tests) > 20 else ''})" if p.tests else ""
+                )
+                lines.append(f"- **{p.kind}**: {_cell(p.message)}{_cell(tests)}")
+            runs = [r for r in tr.runs if r.outcomes]
+            ids = sorted({t for r in runs for t in r.outcomes})
+            if runs and ids:
+                head = [f"{r.candidate}#{r.repeat}" for r in runs]
+                lines += ["", "| test | " + " | ".join(head) + " |", "| --- |" + " --- |" * len(head)]
+                for t in ids[:200]:
+                    cells = [r.outcomes[t].value if t in r.outcomes else "missing" for r in runs]
+                    lines.append(f"| {_cell(t)} | " + " | ".join(cells) + " |")
+            lines.append("")
+    return "\n".join(lines) + "\n"

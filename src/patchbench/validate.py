@@ -1,0 +1,454 @@
+"""Dataset validation: the bidirectional contract of seeds 002 and 004, run through the one flow.
+
+Per task, every check runs ``repeat`` times (default 2):
+
+* **pre-fix** (the ``empty`` candidate): every F2P fails, every P2P passes, and — HardBug's stricter
+  form — the set of tests that do not pass is exactly F2P (extra failures are reported by name);
+* **post-fix** (``gold``): the verdict is resolved, every F2P and P2P passes;
+* **determinism**: a test whose outcome differs between repeats of the same candidate is flaky;
+* **probes**: an empty workspace (``wipe``) and a no-op candidate (a blank line appended to a file the gold
+  patch touches) must not be resolved;
+* **ids**: an F2P/P2P id that matches no reported test in any run is reported by name;
+* **leak screen**: the prompt must not name a symbol the gold patch changes nor quote a changed line
+  (:mod:`patchbench.leak`).
+
+Each task also gets seed 000's reward-signal class: ``test-driven`` (the buggy code runs and tests
+decide), ``does-not-build`` (the buggy code does not import/compile: the agent must fix that first),
+``timeout``, ``broken`` (gold does not resolve), ``infra`` (the machine failed; rerun), and ``fallback``
+(script-verifier tasks whose verifier cannot be graded per test yet).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from .candidate import Candidate
+from .engine import Job, Ledger, LocalEngine
+from .leak import LeakHit, parse_patch, screen
+from .results import Outcome
+from .runners import get_runner
+from .sandbox import Sandbox
+from .task import Task, VerifierKind
+from .verdict import Status, Verdict
+
+PRE = "empty"
+POST = "gold"
+WIPE = "wipe"
+NOOP = "noop"
+
+
+class Problem(BaseModel):
+    """One way a task breaks the contract.
+
+    Attributes:
+        kind: a stable code (``gold_not_resolved``, ``f2p_passes_before_fix``, ``p2p_fails_before_fix``,
+            ``p2p_fails_after_fix``, ``f2p_fails_after_fix``, ``extra_failures_before_fix``, ``flaky``,
+            ``unknown_test_id``, ``probe_rewarded``, ``leak``, ``no_gold_patch``, ``no_fail_to_pass``,
+            ``infra_error``, ``bad_task``).
+        message: one line for people.
+        tests: the test ids concerned, when there are any.
+    """
+
+    kind: str
+    message: str
+    tests: list[str] = Field(default_factory=list)
+
+
+class RunSummary(BaseModel):
+    """One run of one candidate, as the report shows it."""
+
+    candidate: str
+    repeat: int
+    status: Status
+    reward: float
+    reason: str = ""
+    outcomes: dict[str, Outcome] = Field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class TaskReport(BaseModel):
+    """Everything validation found about one task.
+
+    Attributes:
+        task_id: the task.
+        language: its language.
+        ok: True when the task keeps the whole contract.
+        signal: the reward-signal class (see the module docstring).
+        problems: every contract break, with its reason.
+        flaky_tests: tests whose outcome differed between repeats.
+        extra_failures: tests failing before the fix that are not in F2P (HardBug's exact-F2P rule).
+        derived_fail_to_pass / derived_pass_to_pass: the lists the runs support (``--derive``).
+        leaks: leak-screen hits with evidence.
+        runs: every run.
+    """
+
+    task_id: str
+    language: str = ""
+    ok: bool = False
+    signal: str = ""
+    problems: list[Problem] = Field(default_factory=list)
+    flaky_tests: list[str] = Field(default_factory=list)
+    extra_failures: list[str] = Field(default_factory=list)
+    derived_fail_to_pass: list[str] = Field(default_factory=list)
+    derived_pass_to_pass: list[str] = Field(default_factory=list)
+    leaks: list[LeakHit] = Field(default_factory=list)
+    runs: list[RunSummary] = Field(default_factory=list)
+
+    @property
+    def flaky(self) -> bool:
+        """Whether any test was flaky."""
+        return bool(self.flaky_tests)
+
+
+class ValidationReport(BaseModel):
+    """The report a dataset publisher ships (``validation_report.json``; schema in docs/validate.md).
+
+    Attributes:
+        dataset: the dataset path; format: its format.
+        repeat: runs per check.
+        tasks: one report per task.
+        distribution: reward-signal class → task count.
+        passed / failed: tasks that keep / break the contract.
+        runs_executed / runs_reused: runs made now / taken from the ledger (``--resume``).
+        seconds: wall time.
+    """
+
+    schema_version: int = 1
+    dataset: str = ""
+    format: str = ""
+    created: str = ""
+    repeat: int = 2
+    tasks: list[TaskReport] = Field(default_factory=list)
+    distribution: dict[str, int] = Field(default_factory=dict)
+    passed: int = 0
+    failed: int = 0
+    runs_executed: int = 0
+    runs_reused: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when every task keeps the contract."""
+        return self.failed == 0
+
+
+def noop_candidate(task: Task) -> Candidate:
+    """A candidate that changes nothing that matters: a blank line appended to a file gold touches."""
+    targets = [c.path for c in parse_patch(task.gold_patch or "")]
+    ws = task.workspace_map()
+    path = next((p for p in targets if p in ws), None) or next(iter(sorted(ws)), None)
+    if path is None:
+        return Candidate.files({}, label=NOOP)
+    return Candidate.files({path: ws[path] + "\n"}, label=NOOP)
+
+
+def plan(task: Task, repeat: int, probes: bool) -> list[Job]:
+    """The runs validation makes for one task."""
+    jobs = [Job(task, Candidate.empty(), r) for r in range(repeat)]
+    if task.gold_patch:
+        jobs += [Job(task, Candidate.gold(), r) for r in range(repeat)]
+    if probes:
+        jobs += [Job(task, Candidate.wipe(), 0), Job(task, noop_candidate(task), 0)]
+    return jobs
+
+
+def _summary(v: Verdict, repeat: int) -> RunSummary:
+    outcomes: dict[str, Outcome] = {}
+    for t in v.tests:
+        prev = outcomes.get(t.id)
+        if prev is None or (prev.ok and not t.outcome.ok):
+            outcomes[t.id] = t.outcome
+    return RunSummary(
+        candidate=v.candidate,
+        repeat=repeat,
+        status=v.status,
+        reward=v.reward,
+        reason=v.reason,
+        outcomes=outcomes,
+        seconds=round(v.durations.total_s, 3),
+    )
+
+
+def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = True) -> TaskReport:
+    """Turn one task's runs into its report. Pure: no runs are made here."""
+    rep = TaskReport(task_id=task.id, language=task.language)
+    by: dict[str, list[Verdict]] = {}
+    for job, v in verdicts:
+        by.setdefault(job.candidate.name, []).append(v)
+        rep.runs.append(_summary(v, job.repeat))
+    pre, post = by.get(PRE, []), by.get(POST, [])
+    f2p, p2p = list(task.fail_to_pass), list(task.pass_to_pass)
+    problems = rep.problems
+
+    infra = [v for vs in by.values() for v in vs if v.status is Status.INFRA_ERROR]
+    if infra:
+        problems.append(
+            Problem(
+                kind="infra_error",
+                message=f"{len(infra)} run(s) hit an infrastructure error, e.g. {infra[0].reason}",
+            )
+        )
+    if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
+        rep.signal = "fallback"
+        problems.append(
+            Problem(kind="script_verifier", message="script verifiers cannot be validated per test yet")
+        )
+        return _finish(rep)
+    if not task.gold_patch:
+        problems.append(Problem(kind="no_gold_patch", message="the task has no gold patch"))
+    if not f2p:
+        problems.append(Problem(kind="no_fail_to_pass", message="the task lists no fail_to_pass test"))
+
+    def outcome(v: Verdict, test: str) -> Outcome | None:
+        for c in v.fail_to_pass + v.pass_to_pass:
+            if c.id == test:
+                return c.outcome
+        return None
+
+    # ids that match nothing anywhere
+    ran = [v for v in pre + post if v.tests]
+    unknown = [t for t in f2p + p2p if ran and all(outcome(v, t) is None for v in ran)]
+    if unknown:
+        problems.append(
+            Problem(
+                kind="unknown_test_id",
+                message=f"{len(unknown)} listed id(s) match no reported test in any run",
+                tests=unknown,
+            )
+        )
+    usable_pre = [v for v in pre if v.status is not Status.INFRA_ERROR]
+    usable_post = [v for v in post if v.status is not Status.INFRA_ERROR]
+
+    # pre-fix
+    passes_before = sorted({t for v in usable_pre for t in f2p if outcome(v, t) is Outcome.PASSED})
+    if passes_before:
+        problems.append(
+            Problem(
+                kind="f2p_passes_before_fix",
+                message="F2P test(s) pass on the buggy code",
+                tests=passes_before,
+            )
+        )
+    p2p_bad_before = sorted(
+        {t for v in usable_pre for t in p2p if t not in unknown and outcome(v, t) is not Outcome.PASSED}
+    )
+    if p2p_bad_before:
+        problems.append(
+            Problem(
+                kind="p2p_fails_before_fix",
+                message="P2P test(s) do not pass on the buggy code",
+                tests=p2p_bad_before,
+            )
+        )
+    extra = sorted(
+        {
+            t.id
+            for v in usable_pre
+            for t in v.tests
+            if t.outcome in (Outcome.FAILED, Outcome.ERROR) and not _listed(v, t.id, f2p)
+        }
+    )
+    if extra:
+        rep.extra_failures = extra
+        problems.append(
+            Problem(
+                kind="extra_failures_before_fix",
+                message="tests outside F2P fail on the buggy code (HardBug: failing set must equal F2P)",
+                tests=extra,
+            )
+        )
+
+    # post-fix
+    for v in usable_post:
+        if v.status is not Status.RESOLVED:
+            problems.append(
+                Problem(
+                    kind="gold_not_resolved",
+                    message=f"gold is {v.status.value}: {v.reason}",
+                    tests=[c.id for c in v.fail_to_pass + v.pass_to_pass if not c.passed],
+                )
+            )
+            break
+
+    # determinism
+    flaky: set[str] = set()
+    for vs in (usable_pre, usable_post):
+        if len(vs) < 2:
+            continue
+        maps = [_summary(v, 0).outcomes for v in vs]
+        ids = set().union(*maps)
+        for t in ids:
+            if len({m.get(t) for m in maps}) > 1:
+                flaky.add(t)
+        if len({v.status for v in vs}) > 1:
+            flaky.add("(verdict status)")
+    if flaky:
+        rep.flaky_tests = sorted(flaky)
+        problems.append(
+            Problem(kind="flaky", message="outcomes differ between repeats", tests=rep.flaky_tests)
+        )
+
+    # probes
+    for name in (WIPE, NOOP):
+        for v in by.get(name, []):
+            if v.status is Status.RESOLVED or v.reward > 0:
+                problems.append(
+                    Problem(
+                        kind="probe_rewarded", message=f"the {name} probe was rewarded ({v.status.value})"
+                    )
+                )
+
+    # derived lists
+    if usable_pre and usable_post:
+        pre_maps = [_summary(v, 0).outcomes for v in usable_pre]
+        post_maps = [_summary(v, 0).outcomes for v in usable_post]
+        all_ids = sorted(set().union(*pre_maps, *post_maps))
+        rep.derived_fail_to_pass = [
+            t
+            for t in all_ids
+            if all(m.get(t) is not Outcome.PASSED for m in pre_maps)
+            and all(m.get(t) is Outcome.PASSED for m in post_maps)
+        ]
+        rep.derived_pass_to_pass = [
+            t for t in all_ids if all(m.get(t) is Outcome.PASSED for m in pre_maps + post_maps)
+        ]
+
+    if leak:
+        rep.leaks = screen(task)
+        for h in rep.leaks:
+            problems.append(
+                Problem(
+                    kind="leak",
+                    message=f"prompt {h.kind.replace('_', ' ')} {h.symbol!r} ({h.file}): {h.evidence}",
+                )
+            )
+
+    # reward-signal class
+    if any(v.status is Status.TIMEOUT for v in pre + post):
+        rep.signal = "timeout"
+    elif infra and not (usable_pre and usable_post):
+        rep.signal = "infra"
+    elif any(p.kind == "gold_not_resolved" for p in problems) or not task.gold_patch:
+        rep.signal = "broken"
+    elif usable_pre and all(_does_not_build(v) for v in usable_pre):
+        rep.signal = "does-not-build"
+    else:
+        rep.signal = "test-driven"
+    return _finish(rep)
+
+
+def _listed(v: Verdict, test_id: str, wanted: list[str]) -> bool:
+    """Whether a reported id is one of ``wanted``, compared the way the run's runner compares ids."""
+    try:
+        norm = get_runner(v.runner or "tap").normalise_id
+    except KeyError:
+        return test_id in wanted
+    return norm(test_id) in {norm(w) for w in wanted}
+
+
+def _does_not_build(v: Verdict) -> bool:
+    if "did not build" in v.reason:
+        return True
+    return bool(v.tests) and all(t.outcome is Outcome.ERROR for t in v.tests)
+
+
+def _finish(rep: TaskReport) -> TaskReport:
+    rep.ok = not rep.problems
+    return rep
+
+
+def validate(
+    tasks: Sequence[Task],
+    *,
+    repeat: int = 2,
+    jobs: int = 1,
+    sandbox: Sandbox | str = "bwrap",
+    ledger: Ledger | None = None,
+    resume: bool = False,
+    probes: bool = True,
+    leak: bool = True,
+    dataset: str = "",
+    format: str = "",
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ValidationReport:
+    """Validate tasks against the contract; see the module docstring.
+
+    Args:
+        tasks: the tasks.
+        repeat: runs per check (determinism needs 2 or more).
+        jobs: runs in parallel.
+        sandbox: the sandbox backend or its name.
+        ledger: record every run here (and, with ``resume``, reuse what is there).
+        resume: reuse verdicts already in the ledger.
+        probes: run the empty-workspace and no-op probes.
+        leak: run the leak screen.
+        dataset / format: for the report header.
+        on_progress: called with (runs done, runs total) after each run.
+    """
+    t0 = time.monotonic()
+    engine = LocalEngine(jobs=jobs, sandbox=sandbox, ledger=ledger, reuse=resume)
+    all_jobs = [j for t in tasks for j in plan(t, repeat, probes)]
+    done = [0]
+
+    def tick(_job: Job, _v: Verdict) -> None:
+        done[0] += 1
+        if on_progress is not None:
+            on_progress(done[0], len(all_jobs))
+
+    verdicts = engine.map(all_jobs, on_done=tick)
+    per_task: dict[str, list[tuple[Job, Verdict]]] = {}
+    for job, v in zip(all_jobs, verdicts, strict=True):
+        per_task.setdefault(job.task.id, []).append((job, v))
+    report = ValidationReport(
+        dataset=dataset, format=format, repeat=repeat, created=time.strftime("%Y-%m-%dT%H:%M:%S")
+    )
+    for t in tasks:
+        report.tasks.append(judge(t, per_task.get(t.id, []), leak=leak))
+    for tr in report.tasks:
+        report.distribution[tr.signal] = report.distribution.get(tr.signal, 0) + 1
+    report.passed = sum(tr.ok for tr in report.tasks)
+    report.failed = len(report.tasks) - report.passed
+    report.runs_executed = engine.stats.executed
+    report.runs_reused = engine.stats.reused
+    report.seconds = round(time.monotonic() - t0, 2)
+    return report
+
+
+def apply_report(
+    tasks: Sequence[Task], report: ValidationReport, *, derive: bool, drop_flaky: bool
+) -> list[Task]:
+    """The dataset rewritten from a report: derived F2P/P2P lists, flaky tasks dropped."""
+    by_id = {tr.task_id: tr for tr in report.tasks}
+    out: list[Task] = []
+    for t in tasks:
+        tr = by_id.get(t.id)
+        if tr is None:
+            out.append(t)
+            continue
+        if drop_flaky and tr.flaky:
+            continue
+        if derive and (tr.derived_fail_to_pass or tr.derived_pass_to_pass):
+            t = t.model_copy(
+                update={
+                    "fail_to_pass": tuple(tr.derived_fail_to_pass),
+                    "pass_to_pass": tuple(tr.derived_pass_to_pass),
+                }
+            )
+        out.append(t)
+    return out
+
+
+def write_reports(report: ValidationReport, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``validation_report.md`` and ``validation_report.json`` into ``out_dir``."""
+    from .report.validation import to_markdown
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = out_dir / "validation_report.md"
+    js = out_dir / "validation_report.json"
+    md.write_text(to_markdown(report), encoding="utf-8")
+    js.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return md, js
