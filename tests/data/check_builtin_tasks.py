@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "src" / "patchbench" / "data" / "hardbug" / "tasks"
-TASK_ID = re.compile(r"^py-[a-z0-9]+(?:-[a-z0-9]+)*$")
+TASK_ID = re.compile(r"^(?:py|js|ts|go|rs|java|sql)-[a-z0-9]+(?:-[a-z0-9]+)*$")
 META_KEYS = {
     "task_id",
     "title",
@@ -155,14 +155,14 @@ def check_task(task: Path, runs: int) -> tuple[Problems, list[str]]:
     if p.items:
         return p, notes
     if not TASK_ID.match(task.name):
-        p.add(f"task id {task.name!r} is not py- kebab-case")
+        p.add(f"task id {task.name!r} is not <lang>- kebab-case")
     meta = json.loads((task / "meta.json").read_text(encoding="utf-8"))
     run = json.loads((task / "run.json").read_text(encoding="utf-8"))
     if set(meta) != META_KEYS:
         p.add(f"meta.json keys {sorted(set(meta) ^ META_KEYS)} differ")
     if meta.get("task_id") != task.name:
         p.add("meta.json task_id does not match the directory name")
-    if meta.get("language") != "python" or meta.get("difficulty") != "expert":
+    if meta.get("difficulty") != "expert":
         p.add("meta.json language/difficulty")
     if set(run) != RUN_KEYS:
         p.add(f"run.json keys {sorted(set(run) ^ RUN_KEYS)} differ")

@@ -94,7 +94,7 @@ def test_datasets_load_dataset_reads_our_output(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
     write(pb.load("builtin").tasks, tmp_path / "ds", "hardbug")
-    ds = datasets.load_dataset(str(tmp_path / "ds"), split="train")
+    ds = datasets.load_dataset(str(tmp_path / "ds"), split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert len(ds) == len(pb.load("builtin").tasks)
     assert set(COLUMNS) <= set(ds.column_names)
 
