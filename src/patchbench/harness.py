@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,14 @@ from .candidate import Candidate
 from .envs import Prepared, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
 from .grading import grade
+from .repos import prepare_tree
 from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import Task, VerifierKind
 from .verdict import Durations, Status, Verdict
-from .workspace import ConfigPolicy, apply_candidate, guard_test_config, inject_tests, materialise
+from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
 
 log = logging.getLogger("patchbench.harness")
 
@@ -51,6 +53,8 @@ def run(
     config_policy: ConfigPolicy = ConfigPolicy.STRIP,
     cache_dir: Path | None = None,
     keep: bool = False,
+    repos: Sequence[str | Path] = (),
+    network: bool = True,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
 
@@ -61,6 +65,8 @@ def run(
         config_policy: what to do with test-configuration files the candidate touched.
         cache_dir: the environment cache (default: :func:`patchbench.envs.default_cache_dir`).
         keep: keep the run directory (its path is put in the verdict's notes).
+        repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
+        network: whether the setup phase may use the network (clone a repository, install dependencies).
 
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
@@ -92,20 +98,48 @@ def run(
     ws = rundir / "workspace"
     reports = rundir / "reports"
     try:
-        # 1. workspace + candidate + hidden tests
-        tw = time.monotonic()
-        materialise(task.workspace, ws)
+        # 1. environment (cached; built with network on a miss) and, for repository tasks, the tree
         try:
-            applied = apply_candidate(task, candidate, ws)
+            runner = choose_runner(task.test)
+        except KeyError as e:
+            return finish(
+                Verdict(**base, status=Status.INFRA_ERROR, sandbox=sb.name, reason=str(e).strip("'\""))
+            )
+        try:
+            env = env_for(task.env.language, cache_dir).prepare(task)
+            baseline = Baseline(task.workspace)
+            if task.repository is not None:
+                tree = prepare_tree(task, env, sb, cache_dir=cache_dir, repos=repos, network=network)
+                baseline = Baseline(tree=tree.path)
+                notes.append(
+                    f"repository {task.repository.repo}@{task.repository.base_commit[:12]}: "
+                    f"{tree.source}{' (cached)' if tree.cache_hit else ''}"
+                )
+                notes.extend(tree.notes)
+        except EnvError as e:
+            return finish(
+                Verdict(**base, status=Status.INFRA_ERROR, reason=str(e), runner=runner.name, sandbox=sb.name)
+            )
+        durations.env_s = env.seconds
+        notes.extend(env.notes)
+
+        # 2. workspace + candidate + hidden tests
+        tw = time.monotonic()
+        baseline.materialise(ws)
+        try:
+            applied = apply_candidate(task, candidate, ws, baseline)
         except PatchError as e:
             return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
-        blocked = guard_test_config(task, applied, ws, config_policy)
+        blocked = guard_test_config(task, applied, ws, config_policy, baseline)
         common: dict[str, Any] = {
             **base,
             "apply_method": applied.method,
             "changed_files": tuple(sorted(applied.changed)),
             "config_files_blocked": tuple(blocked),
             "sandbox": sb.name,
+            "env_key": env.key,
+            "env_cache_hit": env.cache_hit,
+            "runner": runner.name,
         }
         if blocked and config_policy is ConfigPolicy.REJECT:
             return finish(
@@ -119,19 +153,6 @@ def run(
             notes.append("test-configuration files restored: " + ", ".join(blocked))
         inject_tests(task.hidden_tests, ws)
         durations.workspace_s = time.monotonic() - tw
-
-        # 2. environment
-        try:
-            runner = choose_runner(task.test)
-        except KeyError as e:
-            return finish(Verdict(**common, status=Status.INFRA_ERROR, reason=str(e).strip("'\"")))
-        try:
-            env = env_for(task.env.language, cache_dir).prepare(task)
-        except EnvError as e:
-            return finish(Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), runner=runner.name))
-        durations.env_s = env.seconds
-        notes.extend(env.notes)
-        common |= {"env_key": env.key, "env_cache_hit": env.cache_hit, "runner": runner.name}
 
         # 3. test commands
         tt = time.monotonic()

@@ -185,6 +185,34 @@ class VerifierSpec(_Frozen):
     timeout_s: float | None = None
 
 
+class Repository(_Frozen):
+    """A workspace that is a whole repository at a commit (PatchBench rows), not a set of files.
+
+    Attributes:
+        repo: ``owner/name`` (a GitHub-style slug) or any name the repository cache knows.
+        base_commit: the buggy commit; the harness runs the full tree at this commit.
+    """
+
+    repo: str
+    base_commit: str
+
+    @field_validator("repo")
+    @classmethod
+    def _repo_ok(cls, v: str) -> str:
+        v = v.strip().removeprefix("https://github.com/").removesuffix(".git").strip("/")
+        if not v or ".." in v.split("/") or v.startswith("/"):
+            raise ValueError(f"invalid repository name {v!r}")
+        return v
+
+    @field_validator("base_commit")
+    @classmethod
+    def _commit_ok(cls, v: str) -> str:
+        v = v.strip()
+        if not v or not all(c in "0123456789abcdefABCDEF" for c in v) or len(v) < 7:
+            raise ValueError(f"base_commit must be a hex commit id, got {v!r}")
+        return v.lower()
+
+
 class Task(_Frozen):
     """One bug-fix task.
 
@@ -192,7 +220,10 @@ class Task(_Frozen):
         id: stable identifier (``task_id``, ``id`` or Harbor ``path`` in the sources).
         prompt: the agent-facing problem statement.
         language: python, javascript, typescript, go, java, rust, sql...
-        workspace: the buggy files the candidate edits and the tests run against.
+        workspace: the buggy files the candidate edits and the tests run against (empty when the workspace
+            is a repository).
+        repository: set when the workspace is a whole repository at a commit (PatchBench rows); then
+            ``context_files`` is only the slice the agent is shown.
         hidden_tests: test files injected after the candidate, overwriting anything at those paths.
         test: the test commands, their result protocol and time limit.
         env: what the test run needs installed.
@@ -212,6 +243,7 @@ class Task(_Frozen):
     prompt: str = ""
     language: str = "python"
     workspace: tuple[FileEntry, ...] = ()
+    repository: Repository | None = None
     hidden_tests: tuple[FileEntry, ...] = ()
     test: TestSpec
     env: EnvSpec = Field(default_factory=EnvSpec)

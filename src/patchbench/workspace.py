@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import configparser
 import difflib
-import hashlib
 import os
 import posixpath
 import re
@@ -68,6 +67,48 @@ class Applied:
     changed: set[str] = field(default_factory=set)
 
 
+class Baseline:
+    """The pristine workspace a run starts from: the task's files, or a cached repository tree.
+
+    Args:
+        files: the task's workspace files (file workspaces).
+        tree: a directory holding the pristine tree (repository workspaces); when given, ``files`` is
+            ignored.
+    """
+
+    def __init__(self, files: Iterable[FileEntry] = (), tree: Path | None = None) -> None:
+        self.tree = tree
+        self._files = {f.path: f for f in files} if tree is None else {}
+
+    def materialise(self, root: Path) -> None:
+        """Write the pristine workspace into ``root``."""
+        if self.tree is None:
+            materialise(self._files.values(), root)
+        else:
+            from .repos import copy_tree
+
+            copy_tree(self.tree, root)
+
+    def get(self, rel: str) -> FileEntry | None:
+        """The pristine file at ``rel``, if any."""
+        if self.tree is None:
+            return self._files.get(rel)
+        p = self.tree / rel
+        if p.is_symlink() or not p.is_file():
+            return None
+        return FileEntry.from_bytes(rel, p.read_bytes(), executable=os.access(p, os.X_OK))
+
+    def paths(self) -> set[str]:
+        """Every pristine file path."""
+        if self.tree is None:
+            return set(self._files)
+        out: set[str] = set()
+        for dirpath, _dirnames, filenames in os.walk(self.tree):
+            for name in filenames:
+                out.add((Path(dirpath) / name).relative_to(self.tree).as_posix())
+        return out
+
+
 def materialise(files: Iterable[FileEntry], root: Path) -> None:
     """Write ``files`` under ``root`` (created if needed)."""
     root.mkdir(parents=True, exist_ok=True)
@@ -88,18 +129,22 @@ def clear_dir(root: Path) -> None:
             child.unlink()
 
 
-def apply_candidate(task: Task, candidate: Candidate, root: Path) -> Applied:
-    """Apply ``candidate`` to the materialised workspace at ``root``.
+def apply_candidate(
+    task: Task, candidate: Candidate, root: Path, baseline: Baseline | None = None
+) -> Applied:
+    """Apply ``candidate`` to the materialised workspace at ``root`` (made from ``baseline``, by default
+    the task's workspace files).
 
     Raises:
         PatchError: the patch is malformed, unsafe, or does not apply; the task has no gold patch.
     """
     kind = candidate.kind
+    base = baseline or Baseline(task.workspace)
     if kind is CandidateKind.EMPTY:
         return Applied("none")
     if kind is CandidateKind.WIPE:
         clear_dir(root)
-        return Applied("wipe", {f.path for f in task.workspace})
+        return Applied("wipe", base.paths())
     if kind is CandidateKind.FILES:
         assert candidate.file_map is not None
         changed: set[str] = set()
@@ -129,11 +174,10 @@ def apply_candidate(task: Task, candidate: Candidate, root: Path) -> Applied:
         patch = task.gold_patch
     else:
         patch = candidate.patch or ""
-    original = [f for f in task.workspace]
 
     def restore() -> None:
         clear_dir(root)
-        materialise(original, root)
+        base.materialise(root)
 
     return apply_patch(root, patch, restore=restore)
 
@@ -205,6 +249,7 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
             return Applied("git-apply", _changed(before, _snapshot(root)))
         errors.append("git apply: " + _tail(r.stderr))
         restore()
+        before = _snapshot(root)
         r3 = _three_way(root, patch_file, env)
         if r3 is not None and r3.returncode == 0:
             _check_links(root)
@@ -212,6 +257,7 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
         if r3 is not None:
             errors.append("git apply --3way: " + _tail(r3.stderr))
         restore()
+        before = _snapshot(root)
         r = _run(
             [
                 "patch",
@@ -239,14 +285,14 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
 
 
 def _three_way(root: Path, patch_file: str, env: dict[str, str]) -> subprocess.CompletedProcess[str] | None:
-    git_env = {**env, "GIT_DIR": str(root / ".git"), "GIT_WORK_TREE": str(root)}
-    try:
+    # A throw-away repository outside the workspace: the workspace's own .git (repository tasks) is
+    # neither used nor touched.
+    with tempfile.TemporaryDirectory(prefix="patchbench-3way-") as git_dir:
+        git_env = {**env, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(root)}
         if _run(["git", "init", "-q"], root, git_env).returncode != 0:
             return None
         _run(["git", "add", "-A"], root, git_env)
         return _run(["git", "apply", "--3way", "--whitespace=nowarn", "-p1", patch_file], root, git_env)
-    finally:
-        shutil.rmtree(root / ".git", ignore_errors=True)
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -274,18 +320,23 @@ def _no_symlink_parents(root: Path, rel: str) -> None:
             raise PatchError(f"path {rel!r} goes through a symlink in the workspace")
 
 
-def _snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
-    """Every file and symlink under ``root``: its mode and a digest of its content (or link target)."""
-    out: dict[str, tuple[int, bytes]] = {}
+def _snapshot(root: Path) -> dict[str, tuple[int, ...]]:
+    """Every file and symlink under ``root`` (``.git`` aside): mode, inode, size, mtime, link target.
+
+    Metadata only, no reads: ``git apply`` and ``patch`` write files anew, which changes the inode or
+    the mtime, so a change is never missed, and a 2,000-file repository is snapshotted in milliseconds.
+    A rewrite with identical bytes counts as changed, which only makes the configuration guard look twice.
+    """
+    out: dict[str, tuple[int, ...]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == str(root):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            p = Path(dirpath) / name
-            st = p.lstat()
-            if stat.S_ISLNK(st.st_mode):
-                data = os.fsencode(os.readlink(p))
-            else:
-                data = p.read_bytes() if stat.S_ISREG(st.st_mode) else b""
-            out[p.relative_to(root).as_posix()] = (st.st_mode, hashlib.sha256(data).digest())
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            link = hash(os.readlink(p)) if stat.S_ISLNK(st.st_mode) else 0
+            rel = os.path.relpath(p, root).replace(os.sep, "/")
+            out[rel] = (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, link)
     return out
 
 
@@ -334,9 +385,11 @@ def _pytest_section(name: str, text: str | None) -> object:
         return object()
 
 
-def config_violations(task: Task, changed: Iterable[str], root: Path) -> list[str]:
+def config_violations(
+    task: Task, changed: Iterable[str], root: Path, baseline: Baseline | None = None
+) -> list[str]:
     """The changed paths that alter how tests are collected or run (see the module docstring)."""
-    original = {f.path: f.data().decode("utf-8", errors="replace") for f in task.workspace}
+    base = baseline or Baseline(task.workspace)
     test_dirs: set[str] = set()
     for t in task.hidden_tests:
         d = posixpath.dirname(t.path)
@@ -356,27 +409,31 @@ def config_violations(task: Task, changed: Iterable[str], root: Path) -> list[st
         elif name in _SECTIONED:
             p = root / rel
             now = p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
-            if _pytest_section(name, now) != _pytest_section(name, original.get(rel)):
+            entry = base.get(rel)
+            before = entry.data().decode("utf-8", errors="replace") if entry is not None else None
+            if _pytest_section(name, now) != _pytest_section(name, before):
                 out.append(rel)
     return out
 
 
-def guard_test_config(task: Task, applied: Applied, root: Path, policy: ConfigPolicy) -> list[str]:
+def guard_test_config(
+    task: Task, applied: Applied, root: Path, policy: ConfigPolicy, baseline: Baseline | None = None
+) -> list[str]:
     """Apply the test-configuration policy; returns the offending paths.
 
     Under ``strip`` the offending files are restored to the task's original or removed; under ``reject``
     nothing is changed and the caller fails the verdict when the list is not empty.
     """
-    bad = config_violations(task, applied.changed, root)
+    base = baseline or Baseline(task.workspace)
+    bad = config_violations(task, applied.changed, root, base)
     if policy is ConfigPolicy.STRIP:
-        original = {f.path: f for f in task.workspace}
         for rel in bad:
             dest = root / rel
             if dest.is_symlink() or dest.is_file():
                 dest.unlink()
             elif dest.is_dir():
                 shutil.rmtree(dest)
-            entry = original.get(rel)
+            entry = base.get(rel)
             if entry is not None:
                 _replace_symlinked_parents(root, rel)
                 dest.parent.mkdir(parents=True, exist_ok=True)

@@ -98,7 +98,16 @@ class Env(ABC):
 
     def key(self, task: Task) -> str:
         """The content-addressed key of an environment."""
-        blob = json.dumps({"env": self.name, **self.describe(task)}, sort_keys=True, default=str)
+        desc: dict[str, Any] = {"env": self.name, **self.describe(task)}
+        if task.repository is not None and task.env.setup_cmds:
+            # env_setup_cmds may install into this environment (an editable install...): it is then
+            # this repository's alone.
+            desc["repository"] = [
+                task.repository.repo,
+                task.repository.base_commit,
+                list(task.env.setup_cmds),
+            ]
+        blob = json.dumps(desc, sort_keys=True, default=str)
         return f"{self.name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
 
     def prepare(self, task: Task) -> Prepared:
@@ -115,20 +124,22 @@ class Env(ABC):
             with _lock(self.cache_dir / "locks" / f"{key}.lock"):
                 if not (root / ".ready").exists():
                     log.info("environment %s: cache miss, building", key)
-                    tmp = root.with_name(f".{key}.tmp-{os.getpid()}")
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    tmp.mkdir(parents=True)
+                    # Built in place, not in a temporary directory renamed afterwards: virtualenvs,
+                    # console scripts and build caches record absolute paths. ``.ready`` is written
+                    # last, so a half-built directory is never used and is rebuilt next time.
+                    _force_remove(root)
+                    root.mkdir(parents=True)
                     try:
-                        self.build(task, tmp)
-                        (tmp / ".describe.json").write_text(
+                        self.build(task, root)
+                        (root / ".describe.json").write_text(
                             json.dumps(self.describe(task), indent=1, sort_keys=True, default=str)
                         )
-                        (tmp / ".ready").write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
-                        _read_only(tmp)
-                        shutil.rmtree(root, ignore_errors=True)
-                        os.rename(tmp, root)
+                        _read_only(root)
+                        os.chmod(root, 0o755)
+                        (root / ".ready").write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
+                        os.chmod(root, 0o555)
                     except BaseException:
-                        shutil.rmtree(tmp, ignore_errors=True)
+                        _force_remove(root)
                         raise
                 else:
                     hit = True
@@ -158,6 +169,16 @@ def _lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _force_remove(root: Path) -> None:
+    """Remove a (possibly read-only) environment directory."""
+    if not root.exists():
+        return
+    for dirpath, _dirnames, _filenames in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, 0o755)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _read_only(root: Path) -> None:

@@ -103,7 +103,8 @@ class PythonEnv(Env):
             [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *desc["requirements"]],
             "uv pip install " + " ".join(desc["requirements"]),
         )
-        for cmd in spec.setup_cmds:
+        # A repository task's setup commands run in its checkout (patchbench.repos.prepare_tree).
+        for cmd in () if task.repository is not None else spec.setup_cmds:
             _check(
                 ["bash", "-c", cmd],
                 f"setup command {cmd!r}",

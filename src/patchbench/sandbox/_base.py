@@ -108,6 +108,8 @@ class ExecRequest:
         env: the whole environment (the sandbox starts from an empty one).
         limits: resource limits.
         stdin: bytes fed to standard input (none by default).
+        network: keep the host network (setup phase only: trusted commands that install dependencies).
+        as_root: do not drop privileges (setup phase only; untrusted code never runs this way).
     """
 
     argv: Sequence[str]
@@ -116,6 +118,8 @@ class ExecRequest:
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     stdin: bytes | None = None
+    network: bool = False
+    as_root: bool = False
 
 
 class Sandbox(ABC):

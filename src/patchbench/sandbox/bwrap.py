@@ -182,7 +182,7 @@ class BwrapSandbox(Sandbox):
         mem_cg, pids_cg = self.cgroups
         groups = self._cg.create(limits) if self._cg is not None else []
         for b in req.binds:
-            if b.writable and self._root:
+            if b.writable and self._root and not req.as_root:
                 _chown_tree(b.src, uid)
         status_r, status_w = os.pipe()
         try:
@@ -221,7 +221,9 @@ class BwrapSandbox(Sandbox):
         assert self._bwrap and self._prlimit and self._setpriv
         limits = req.limits
         a: list[str] = [self._bwrap]
-        a += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        a += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not req.network:
+            a += ["--unshare-net"]
         if not self._root:
             a += ["--unshare-user"]
         a += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
@@ -255,7 +257,7 @@ class BwrapSandbox(Sandbox):
         if not pids_cg:
             a += [f"--nproc={limits.max_processes}"]
         a += ["--"]
-        if self._root:
+        if self._root and not req.as_root:
             a += [
                 self._setpriv,
                 f"--reuid={uid}",
