@@ -19,6 +19,7 @@ EXPECTED = {
     "PatchError",
     "PatchbenchError",
     "Protocol",
+    "Repository",
     "ResultParseError",
     "SandboxError",
     "Status",

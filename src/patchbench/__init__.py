@@ -20,7 +20,17 @@ from .errors import (
 from .formats import Loaded
 from .harness import run
 from .results import Outcome, TestResult, TestResults
-from .task import EnvSpec, FileEntry, Protocol, Task, TestCommand, TestSpec, VerifierKind, VerifierSpec
+from .task import (
+    EnvSpec,
+    FileEntry,
+    Protocol,
+    Repository,
+    Task,
+    TestCommand,
+    TestSpec,
+    VerifierKind,
+    VerifierSpec,
+)
 from .verdict import Status, TestCheck, Verdict
 from .workspace import ConfigPolicy
 
@@ -41,6 +51,7 @@ __all__ = [
     "PatchError",
     "PatchbenchError",
     "Protocol",
+    "Repository",
     "ResultParseError",
     "SandboxError",
     "Status",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import formats
 from .candidate import Candidate
-from .data import BUILTIN_NAMES, builtin_path
+from .data import BUILTIN_DATASETS, BUILTIN_NAMES, builtin_path
 from .formats import Loaded
 from .harness import run
 from .sandbox import Sandbox
@@ -21,7 +21,8 @@ def load(path: str | Path | None = None, *, format: str | None = None) -> Loaded
     """Load every task of a dataset, detecting its format.
 
     Args:
-        path: a dataset file or directory; None or ``"builtin"`` for the built-in dataset.
+        path: a dataset file or directory; None or ``"builtin"`` for the whole built-in dataset,
+            ``"builtin:hardbug"`` or ``"builtin:patchbench"`` for one part.
         format: a format name to skip detection (see ``patchbench.formats.FORMATS``).
 
     Returns:
@@ -31,7 +32,15 @@ def load(path: str | Path | None = None, *, format: str | None = None) -> Loaded
         DatasetError: the dataset as a whole cannot be read.
     """
     if path is None or str(path) in BUILTIN_NAMES:
-        path = builtin_path()
+        name = "builtin" if path is None else str(path)
+        parts = BUILTIN_DATASETS if name == "builtin" else (name.split(":", 1)[1],)
+        out = Loaded(format="builtin" if len(parts) > 1 else "", source=name)
+        for part in parts:
+            got = formats.read(builtin_path(part), format)
+            out.tasks += got.tasks
+            out.errors += got.errors
+            out.format = out.format or got.format
+        return out
     return formats.read(path, format)
 
 

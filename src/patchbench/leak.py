@@ -216,7 +216,7 @@ def screen(task: Task) -> list[LeakHit]:
     prompt = task.prompt
     prompt_lines = prompt.splitlines()
     squashed = " ".join(prompt.split())
-    originals = task.workspace_map()
+    originals = task.workspace_map() or {f.path: f.content for f in task.context_files}
     hits: list[LeakHit] = []
     for change in parse_patch(task.gold_patch):
         source = originals.get(change.path, "")

@@ -14,8 +14,8 @@ the verdict's notes):
 
 The checkout is cached per (repo, commit) as a plain tree with a fresh one-commit git history: the
 workspace a candidate and its tests see has no commit, tag or reflog past base_commit, so future fixes
-cannot leak (SWE-bench's lesson). Each run gets its own copy (reflink where the filesystem can, a plain
-copy otherwise); the cached tree is never shared with a run.
+cannot leak (SWE-bench's lesson). Each run gets its own copy of the tree (hard-linked files the run can
+replace but not modify, see :func:`copy_tree`); the cached tree itself is never handed to a run.
 """
 
 from __future__ import annotations
@@ -288,12 +288,23 @@ class RepoCache:
 
 
 def copy_tree(src: Path, dest: Path) -> float:
-    """Give one run its own copy of a cached tree (reflink when possible); returns the seconds taken."""
+    """Give one run its own copy of a cached tree; returns the seconds taken.
+
+    Files are hard links to the cache (``cp -al``: ~50 ms for 2,000 files against ~260 ms for a real
+    copy). That is safe because nothing writes a cached file in place: the cached files are root's and
+    not writable by others, the sandbox gives the run's uid the directories but never a file with other
+    links (see ``sandbox.bwrap._chown_tree``), so the run can replace files but not modify them; and on
+    the host ``git apply``, ``patch`` and patchbench itself write new files instead of rewriting old ones.
+    Where hard links are impossible (another filesystem) a real copy is made (reflink when possible).
+    """
     t0 = time.monotonic()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(
-        ["cp", "-a", "--reflink=auto", f"{src}/.", str(dest)], capture_output=True, check=False
-    )
+    r = subprocess.run(["cp", "-al", f"{src}/.", str(dest)], capture_output=True, check=False)
+    if r.returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        r = subprocess.run(
+            ["cp", "-a", "--reflink=auto", f"{src}/.", str(dest)], capture_output=True, check=False
+        )
     if r.returncode != 0:
         raise EnvError(f"cannot copy the checkout {src}: {r.stderr.decode(errors='replace').strip()[-200:]}")
     return time.monotonic() - t0

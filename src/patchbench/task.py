@@ -208,9 +208,10 @@ class Repository(_Frozen):
     @classmethod
     def _commit_ok(cls, v: str) -> str:
         v = v.strip()
-        if not v or not all(c in "0123456789abcdefABCDEF" for c in v) or len(v) < 7:
-            raise ValueError(f"base_commit must be a hex commit id, got {v!r}")
-        return v.lower()
+        # A commit id (or any revision git accepts that cannot be read as an option or a range).
+        if not v or v.startswith("-") or ".." in v or any(c.isspace() or c in "~^:?*[\\" for c in v):
+            raise ValueError(f"base_commit must be a commit id, got {v!r}")
+        return v.lower() if all(c in "0123456789abcdefABCDEF" for c in v) else v
 
 
 class Task(_Frozen):

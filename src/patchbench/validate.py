@@ -10,7 +10,9 @@ Per task, every check runs ``repeat`` times (default 2):
   patch touches) must not be resolved;
 * **ids**: an F2P/P2P id that matches no reported test in any run is reported by name;
 * **leak screen**: the prompt must not name a symbol the gold patch changes nor quote a changed line
-  (:mod:`patchbench.leak`).
+  (:mod:`patchbench.leak`);
+* **context slice** (repository tasks): every context file must be a true slice of the repository at
+  base_commit.
 
 Each task also gets seed 000's reward-signal class: ``test-driven`` (the buggy code runs and tests
 decide), ``does-not-build`` (the buggy code does not import/compile: the agent must fix that first),
@@ -48,7 +50,7 @@ class Problem(BaseModel):
         kind: a stable code (``gold_not_resolved``, ``f2p_passes_before_fix``, ``p2p_fails_before_fix``,
             ``p2p_fails_after_fix``, ``f2p_fails_after_fix``, ``extra_failures_before_fix``, ``flaky``,
             ``unknown_test_id``, ``probe_rewarded``, ``leak``, ``no_gold_patch``, ``no_fail_to_pass``,
-            ``infra_error``, ``bad_task``).
+            ``context_mismatch``, ``infra_error``, ``bad_task``).
         message: one line for people.
         tests: the test ids concerned, when there are any.
     """
@@ -142,7 +144,8 @@ def noop_candidate(task: Task) -> Candidate:
     ws = task.workspace_map()
     path = next((p for p in targets if p in ws), None) or next(iter(sorted(ws)), None)
     if path is None:
-        return Candidate.files({}, label=NOOP)
+        # A repository workspace (files not held in the task): add an inert file instead.
+        return Candidate.files({"PATCHBENCH_NOOP.txt": "no change\n"}, label=NOOP)
     return Candidate.files({path: ws[path] + "\n"}, label=NOOP)
 
 
@@ -192,6 +195,17 @@ def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = T
                 message=f"{len(infra)} run(s) hit an infrastructure error, e.g. {infra[0].reason}",
             )
         )
+    mismatches = sorted(
+        {
+            n.split(": ", 1)[1]
+            for vs in by.values()
+            for v in vs
+            for n in v.notes
+            if n.startswith("context_mismatch: ")
+        }
+    )
+    for m in mismatches:
+        problems.append(Problem(kind="context_mismatch", message=m))
     if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
         rep.signal = "fallback"
         problems.append(

@@ -163,6 +163,9 @@ def apply_candidate(
                 continue  # rewritten unchanged (a directory candidate holds every file): not a change
             try:
                 dest.parent.mkdir(parents=True, exist_ok=True)
+                # A new file, never a rewrite in place: the old one may be a hard link into a cache.
+                if dest.is_symlink() or dest.is_file():
+                    dest.unlink()
                 dest.write_bytes(data)
             except OSError as e:
                 raise PatchError(f"cannot write candidate file {rel!r}: {e.strerror or e}") from None

@@ -64,7 +64,7 @@ def test_a_hf_style_directory_with_data_shards_loads(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["rows.parquet", "rows.jsonl", "dir"])
 def test_rows_round_trip(tmp_path: Path, name: str) -> None:
-    original = pb.load("builtin").tasks
+    original = pb.load("builtin:hardbug").tasks
     out = tmp_path / name
     write(original, out, "hardbug")
     again = read(out)
@@ -75,7 +75,7 @@ def test_rows_round_trip(tmp_path: Path, name: str) -> None:
 
 
 def test_the_written_parquet_has_exactly_the_seed_columns_in_order(tmp_path: Path) -> None:
-    write(pb.load("builtin").tasks, tmp_path / "x.parquet", "hardbug")
+    write(pb.load("builtin:hardbug").tasks, tmp_path / "x.parquet", "hardbug")
     assert pq.read_schema(tmp_path / "x.parquet").names == list(COLUMNS)
 
 
@@ -93,14 +93,14 @@ def test_datasets_load_dataset_reads_our_output(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-cache"))
-    write(pb.load("builtin").tasks, tmp_path / "ds", "hardbug")
+    write(pb.load("builtin:hardbug").tasks, tmp_path / "ds", "hardbug")
     ds = datasets.load_dataset(str(tmp_path / "ds"), split="train", cache_dir=str(tmp_path / "hf-cache"))
-    assert len(ds) == len(pb.load("builtin").tasks)
+    assert len(ds) == len(pb.load("builtin:hardbug").tasks)
     assert set(COLUMNS) <= set(ds.column_names)
 
 
 def test_tasks_layout_round_trip(tmp_path: Path) -> None:
-    original = pb.load("builtin").tasks
+    original = pb.load("builtin:hardbug").tasks
     write(original, tmp_path, "hardbug-tasks")
     again = read(tmp_path)
     assert again.format == "hardbug-tasks"

@@ -19,7 +19,7 @@ from patchbench.formats.patchbench import (
     PatchBenchFormat,
     task_to_rows,
 )
-from patchbench.task import EnvSpec, FileEntry, Protocol, Task, VerifierKind, VerifierSpec
+from patchbench.task import EnvSpec, FileEntry, Protocol, Repository, Task, VerifierKind, VerifierSpec
 
 # Aliased: pytest would try to collect classes named Test* found in a test module.
 from patchbench.task import TestCommand as Cmd
@@ -73,7 +73,9 @@ def _task(**overrides: Any) -> Task:
         "id": "pb-1",
         "prompt": "f() returns the wrong value.",
         "language": "python",
-        "workspace": files,
+        # repo + base_commit: the harness runs the whole repository; context_files is the slice shown
+        "workspace": (),
+        "repository": Repository(repo="o/r", base_commit="abc"),
         "context_files": files,
         "hidden_tests": (FileEntry(path="tests/test_core.py", content="def test_f(): ...\n"),),
         "test": Spec(commands=(Cmd(shell="python -m pytest -q tests"),), time_limit_s=90.0),
@@ -82,7 +84,7 @@ def _task(**overrides: Any) -> Task:
         "pass_to_pass": ("tests/test_core.py::test_g",),
         "gold_patch": f"diff --git a/pkg/core.py b/pkg/core.py\n# {GOLD_MARK}\n",
         "buggy_files": ("pkg/core.py",),
-        "metadata": {"source": "synthetic", "origin": "swesmith-py", "repo": "o/r", "base_commit": "abc"},
+        "metadata": {"source": "synthetic", "origin": "swesmith-py"},
     }
     values.update(overrides)
     return Task(**values)
@@ -92,6 +94,7 @@ def _rich_task() -> Task:
     """A task using every field PatchBench has no column for."""
     return _task(
         id="pb-rich",
+        repository=None,
         language="typescript",
         workspace=(
             FileEntry(path="src/a.ts", content="export const a = 1;\n"),
@@ -146,7 +149,8 @@ def test_write_read_round_trip(tmp_path: Path) -> None:
 
 def test_workspace_only_task_round_trips(tmp_path: Path) -> None:
     # A HardBug-style task: the workspace is the context, context_files itself is empty.
-    task = _task(context_files=())
+    files = (FileEntry(path="pkg/core.py", content="def f():\n    return 1\n"),)
+    task = _task(context_files=(), repository=None, workspace=files)
     FMT.write([task], tmp_path / "out")
     (got,) = FMT.read(tmp_path / "out").tasks
     _same(got, task)
@@ -239,8 +243,9 @@ def test_seed_parquet_made_with_pyarrow_loads(tmp_path: Path) -> None:
     (task,) = loaded.tasks
     assert task.id == "patchbench-python-real-0001"
     assert task.prompt == SEED_TASK_ROW["issue_text"]
-    assert task.context_files == task.workspace
-    assert task.workspace[0].path == "widgets/layout.py"
+    assert task.workspace == ()  # the slice is not the workspace: the repository at base_commit is
+    assert task.repository == Repository(repo="octo/widgets", base_commit="0123abcd")
+    assert task.context_files[0].path == "widgets/layout.py"
     assert task.buggy_files == ("widgets/layout.py",)
     assert task.hidden_tests[0].path == "tests/test_layout.py"
     assert task.test.commands == (Cmd(shell="python -m pytest tests/test_layout.py -q"),)
@@ -249,12 +254,7 @@ def test_seed_parquet_made_with_pyarrow_loads(tmp_path: Path) -> None:
     assert task.fail_to_pass == ("tests/test_layout.py::test_zero",)
     assert task.pass_to_pass == ("tests/test_layout.py::test_one",)
     assert task.gold_patch == SEED_GOLD_ROW["gold_patch"]
-    assert task.metadata == {
-        "source": "real",
-        "origin": "swe-bench-live-multilang",
-        "repo": "octo/widgets",
-        "base_commit": "0123abcd",
-    }
+    assert task.metadata == {"source": "real", "origin": "swe-bench-live-multilang"}
     assert task.source_format == "patchbench"
 
 

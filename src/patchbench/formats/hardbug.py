@@ -356,8 +356,6 @@ def read_task_dir(d: Path) -> Task:
         if k != "tests_root":
             row[k] = v
     task = task_from_row(row, source=src, index=0)
-    if tests_root != "tests":
-        task = task.model_copy(update={"metadata": {**task.metadata, "tests_root": tests_root}})
     return task.model_copy(update={"source_format": "hardbug-tasks"})
 
 
@@ -368,7 +366,7 @@ def write_task_dir(task: Task, d: Path) -> None:
         DatasetError: the gold patch does not apply to the workspace.
     """
     row = task_to_row(task)
-    tests_root = str(task.metadata.get("tests_root", "tests"))
+    tests_root = infer_tests_root(task)
     if d.exists():
         shutil.rmtree(d)
     d.mkdir(parents=True)
@@ -396,7 +394,7 @@ def write_task_dir(task: Task, d: Path) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(f.data())
     meta = {k: _jsonable(row[k]) for k in META_FILE_KEYS}
-    meta |= {k: _jsonable(v) for k, v in row.items() if k not in COLUMNS and k != "tests_root"}
+    meta |= {k: _jsonable(v) for k, v in row.items() if k not in COLUMNS}
     runj: dict[str, Any] = {
         k: row[k] for k in ("test_command", "fail_to_pass", "pass_to_pass", "time_limit_s")
     }
@@ -404,6 +402,24 @@ def write_task_dir(task: Task, d: Path) -> None:
         runj["tests_root"] = tests_root
     (d / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (d / "run.json").write_text(json.dumps(runj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def infer_tests_root(task: Task) -> str:
+    """The workspace directory the task dir's ``tests/`` maps to, read off the hidden test paths.
+
+    ``tests`` when every hidden test is under ``tests/`` (the default, not written to run.json);
+    otherwise the deepest directory holding all of them (``src/test/java``), or ``""`` (the root).
+    """
+    paths = [f.path for f in task.hidden_tests]
+    if not paths or all(p.startswith("tests/") for p in paths):
+        return "tests"
+    dirs = [p.split("/")[:-1] for p in paths]
+    common: list[str] = []
+    for parts in zip(*dirs, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    return "/".join(common)
 
 
 def _read_tree(root: Path) -> dict[str, str]:

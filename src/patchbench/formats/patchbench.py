@@ -21,14 +21,15 @@ column                 Task
 id                     ``id``
 issue_text             ``prompt``
 language               ``language`` and ``env.language``
-context_files          ``context_files`` and ``workspace`` (until full-repository checkouts land,
-                       the workspace is the context slice)
+context_files          ``context_files`` (what the agent is shown); also the workspace when the row
+                       has no ``repo``+``base_commit`` (a self-contained row)
 buggy_files            ``buggy_files``
 test_files             ``hidden_tests``
 test_cmds              ``test.commands``, each a shell string; a row without any is a row error
 time_limit_s           ``test.time_limit_s`` (optional column; the TestSpec default otherwise)
-source, origin, repo,  ``metadata`` under the same keys (null values are left out)
-base_commit
+source, origin, repo,  ``metadata`` under the same keys (null values are left out), except that
+base_commit            ``repo`` with ``base_commit`` become ``repository``: the harness runs the whole
+                       repository at base_commit (:mod:`patchbench.repos`), not the slice
 env_setup_cmds (gold)  ``env.setup_cmds``
 fail_to_pass, pass_to_pass, gold_patch (gold)   the fields of the same names
 =====================  ===========================================================================
@@ -72,7 +73,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import DatasetError
-from ..task import EnvSpec, FileEntry, Protocol, Task, TestCommand, TestSpec, VerifierSpec
+from ..task import EnvSpec, FileEntry, Protocol, Repository, Task, TestCommand, TestSpec, VerifierSpec
 from ._base import Format, Loaded
 from ._tables import parquet_columns, read_rows, write_parquet
 
@@ -346,6 +347,9 @@ def task_to_rows(task: Task) -> tuple[dict[str, Any], dict[str, Any]]:
 
     context = task.context_files or task.workspace
     tasks_row: dict[str, Any] = {"id": task.id, "language": task.language}
+    if task.repository is not None:
+        meta["repo"] = task.repository.repo
+        meta["base_commit"] = task.repository.base_commit
     for key in _METADATA_COLUMNS:
         value = meta.get(key)
         if isinstance(value, str):
@@ -408,7 +412,7 @@ def _task_extras(task: Task, context: tuple[FileEntry, ...]) -> str | None:
         env_system_deps=task.env.system_deps,
         env_python_requirements=task.env.python_requirements,
         verifier=task.verifier,
-        workspace=task.workspace if task.workspace != context else None,
+        workspace=task.workspace if task.repository is None and task.workspace != context else None,
         context_files_empty=not task.context_files and bool(task.workspace),
         file_flags=flags,
     )
@@ -598,6 +602,22 @@ def _task_from_rows(row: dict[str, Any], tasks_file: str, gold: tuple[dict[str, 
     workspace = context if extras.workspace is None else extras.workspace
     if extras.context_files_empty:
         context = ()
+    repository = None
+    repo, base_commit = metadata.get("repo"), metadata.get("base_commit")
+    if (
+        extras.workspace is None
+        and isinstance(repo, str)
+        and isinstance(base_commit, str)
+        and repo
+        and base_commit
+    ):
+        # A real row: the harness runs the whole repository at base_commit; context_files is the slice.
+        try:
+            repository = Repository(repo=repo, base_commit=base_commit)
+        except ValidationError as e:
+            raise bad(_brief(e)) from e
+        workspace = ()
+        del metadata["repo"], metadata["base_commit"]  # they live in Task.repository now
 
     gold_patch, gold_patch_source = gold_values.get("gold_patch", (None, tasks_file))
     if gold_patch is not None and not isinstance(gold_patch, str):
@@ -613,6 +633,7 @@ def _task_from_rows(row: dict[str, Any], tasks_file: str, gold: tuple[dict[str, 
             prompt=prompt,
             language=language,
             workspace=workspace,
+            repository=repository,
             hidden_tests=tests,
             test=TestSpec(**test_kwargs),
             env=EnvSpec(

@@ -23,6 +23,7 @@ import json
 import os
 import random
 import shutil
+import stat
 import threading
 import time
 import uuid
@@ -277,10 +278,22 @@ def _parents(dst: str) -> list[str]:
 
 
 def _chown_tree(root: Path, uid: int) -> None:
+    """Give the run's uid a writable bind: every directory, and every file not shared with a cache.
+
+    A regular file with other hard links belongs to a cache (a repository checkout, see
+    ``patchbench.repos.copy_tree``): it stays root's, so the run can replace it but never modify the
+    cached copy in place.
+    """
     os.chown(root, uid, uid, follow_symlinks=False)
     for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
+        for name in dirnames:
             os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                continue
+            os.chown(p, uid, uid, follow_symlinks=False)
 
 
 def _read_all(fd: int) -> str:
