@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import shutil
 import tempfile
 import time
@@ -27,6 +28,14 @@ from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import Task, VerifierKind
 from .verdict import Durations, Status, Verdict
+from .verifiers.script import (
+    dockerfile_text,
+    plan_dockerfile,
+    read_reward,
+    replay_app_steps,
+    verify_time_downloads,
+    write_shims,
+)
 from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
 
 log = logging.getLogger("patchbench.harness")
@@ -37,6 +46,8 @@ REPORTS_DST = "/.patchbench-reports"
 #: Exit codes that mean the test command itself could not run (not found / not executable).
 NOT_RUNNABLE = (126, 127)
 TAIL = 4000
+#: Where the offline uv/uvx stand-ins appear inside the sandbox (script verifiers).
+SHIMS_DST = "/.patchbench-shims"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -80,14 +91,6 @@ def run(
         d = v.durations.model_copy(update={"total_s": time.monotonic() - t0})
         return v.model_copy(update={"durations": d})
 
-    if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
-        return finish(
-            Verdict(
-                **base,
-                status=Status.INFRA_ERROR,
-                reason="script verifiers (Harbor tests/test.sh) cannot be run yet",
-            )
-        )
     try:
         sb = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
     except SandboxError as e:
@@ -122,6 +125,27 @@ def run(
             )
         durations.env_s = env.seconds
         notes.extend(env.notes)
+        if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
+            return finish(
+                _run_script(
+                    task,
+                    candidate,
+                    sb,
+                    env,
+                    baseline,
+                    rundir,
+                    config_policy,
+                    notes,
+                    durations,
+                    {
+                        **base,
+                        "runner": "script",
+                        "sandbox": sb.name,
+                        "env_key": env.key,
+                        "env_cache_hit": env.cache_hit,
+                    },
+                )
+            )
 
         # 2. workspace + candidate + hidden tests
         tw = time.monotonic()
@@ -283,6 +307,125 @@ def run(
     finally:
         if not keep:
             shutil.rmtree(rundir, ignore_errors=True)
+
+
+def _run_script(
+    task: Task,
+    candidate: Candidate,
+    sb: Sandbox,
+    env: Prepared,
+    baseline: Baseline,
+    rundir: Path,
+    config_policy: ConfigPolicy,
+    notes: list[str],
+    durations: Durations,
+    common: dict[str, Any],
+) -> Verdict:
+    """A Harbor-style task: /app, /tests and /logs in the sandbox; the reward file decides."""
+    assert task.verifier is not None
+    spec = task.verifier
+    app, tests_dir, logs = rundir / "app", rundir / "tests", rundir / "logs"
+    shims = rundir / "shims"
+    tw = time.monotonic()
+    docker = plan_dockerfile(dockerfile_text(task), spec.app_dir)
+    notes.extend(f"Dockerfile instruction not honoured natively: {u}" for u in docker.unsupported)
+    script_file = next((f for f in task.hidden_tests if f.path == posixpath.basename(spec.script)), None)
+    if script_file is not None:
+        notes.extend(verify_time_downloads(script_file.data().decode("utf-8", errors="replace")))
+    baseline.materialise(app)
+    replay = replay_app_steps(sb, docker.app_steps, app, env, spec.app_dir)
+    if replay is not None and replay.exit_code != 0:
+        why = " ".join(replay.text("stderr").split())[-300:]
+        return Verdict(
+            **common,
+            status=Status.INFRA_ERROR,
+            notes=tuple(notes),
+            durations=durations,
+            reason=f"replaying the Dockerfile's RUN steps on {spec.app_dir} failed: {why}",
+        )
+    # The candidate applies to what the image holds: the COPYed files plus what RUN made of them.
+    image = Baseline(tree=app) if docker.app_steps else baseline
+    if docker.app_steps:
+        snapshot = rundir / "image"
+        shutil.copytree(app, snapshot, symlinks=True)
+        image = Baseline(tree=snapshot)
+    try:
+        applied = apply_candidate(task, candidate, app, image)
+    except PatchError as e:
+        return Verdict(**common, status=Status.PATCH_FAILED, reason=str(e), notes=tuple(notes))
+    guard_task = task.model_copy(update={"hidden_tests": ()})  # the tests live in /tests, not in /app
+    blocked = guard_test_config(guard_task, applied, app, config_policy, image)
+    common = {
+        **common,
+        "apply_method": applied.method,
+        "changed_files": tuple(sorted(applied.changed)),
+        "config_files_blocked": tuple(blocked),
+    }
+    if blocked and config_policy is ConfigPolicy.REJECT:
+        return Verdict(
+            **common,
+            status=Status.UNRESOLVED,
+            notes=tuple(notes),
+            reason="the candidate changed test configuration: " + ", ".join(blocked),
+        )
+    tests_dir.mkdir()
+    inject_tests(task.hidden_tests, tests_dir)
+    (logs / "verifier").mkdir(parents=True)
+    write_shims(shims)
+    durations.workspace_s = time.monotonic() - tw
+    binds = [
+        Bind(app, spec.app_dir, writable=True),
+        Bind(tests_dir, spec.tests_dir, writable=True),
+        Bind(logs, posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs", writable=True),
+        Bind(shims, SHIMS_DST),
+        *(Bind(p, str(p)) for p in env.ro_paths),
+    ]
+    path = ":".join([SHIMS_DST, *env.path, BASE_PATH])
+    variables = {**docker.env, "PATH": path, **env.env}
+    timeout = spec.timeout_s or task.test.time_limit_s
+    tt = time.monotonic()
+    try:
+        res = sb.exec(
+            ExecRequest(
+                argv=["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))],
+                cwd=docker.workdir,
+                binds=binds,
+                env=variables,
+                limits=Limits(timeout_s=timeout),
+            )
+        )
+    except SandboxError as e:
+        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
+    durations.test_s = time.monotonic() - tt
+    out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
+    reward = read_reward(logs / "verifier")
+    extra = {
+        "exit_codes": (res.exit_code,),
+        "notes": tuple(notes),
+        "durations": durations,
+        "stdout_tail": out_tail,
+        "stderr_tail": err_tail,
+        "pass_ratio": reward.pass_ratio,
+    }
+    if res.timed_out:
+        return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
+    if reward.value is None:
+        return Verdict(
+            **common,
+            **extra,
+            status=Status.VERIFIER_ERROR,
+            reason=f"{reward.problem} (verifier exit {res.exit_code}); never a pass",
+        )
+    value = max(0.0, min(1.0, reward.value))
+    if value >= 1.0:
+        return Verdict(**common, **extra, status=Status.RESOLVED, reward=1.0)
+    return Verdict(
+        **common,
+        **extra,
+        status=Status.UNRESOLVED,
+        reward=value,
+        reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
+    )
 
 
 def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:

@@ -22,6 +22,8 @@ class Status(str, Enum):
     """The test run hit its time limit."""
     NO_TESTS = "no_tests"
     """No test result was reported: never a pass."""
+    VERIFIER_ERROR = "verifier_error"
+    """A script verifier left no readable reward (missing, empty or unparseable): never a pass."""
     INFRA_ERROR = "infra_error"
     """The sandbox, environment or runner failed: neither the candidate's failure nor its success."""
     BAD_TASK = "bad_task"
