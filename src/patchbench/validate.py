@@ -356,12 +356,15 @@ def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = T
 
 
 def _listed(v: Verdict, test_id: str, wanted: list[str]) -> bool:
-    """Whether a reported id is one of ``wanted``, compared the way the run's runner compares ids."""
+    """Whether a reported id is one of ``wanted`` (or a suite holding one: ``S`` for ``S > t``), compared
+    the way the run's runner compares ids."""
     try:
         norm = get_runner(v.runner or "tap").normalise_id
     except KeyError:
-        return test_id in wanted
-    return norm(test_id) in {norm(w) for w in wanted}
+        norm = str
+    key = norm(test_id)
+    targets = {norm(w) for w in wanted}
+    return key in targets or any(t.startswith(key + " > ") for t in targets)
 
 
 def _does_not_build(v: Verdict) -> bool:

@@ -140,6 +140,20 @@ def _version(program: str) -> str:
     return r.stdout.strip()
 
 
+def npm_version(npm: str) -> str:
+    """npm's version, read from its own ``package.json`` (starting npm takes ~0.15 s), else asked."""
+    here = Path(os.path.realpath(npm)).parent
+    for d in (here, *here.parents[:3]):
+        manifest = d / "package.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("name") == "npm" and isinstance(data.get("version"), str):
+            return str(data["version"])
+    return _version(npm)
+
+
 def find_node() -> Path:
     """The ``node`` on PATH, resolved.
 
@@ -187,7 +201,7 @@ class NodeEnv(Env):
         return {
             "layout": LAYOUT,
             "node": _version(str(node)),
-            "npm": _version(find_npm()) if install or tsx else None,
+            "npm": npm_version(find_npm()) if install or tsx else None,
             "arch": platform.machine(),
             "package_json": _sha(_task_file(task, _join(rel, "package.json"))) if install else None,
             "lockfile": {"name": posixpath.basename(lock.path), "sha256": _sha(lock)}

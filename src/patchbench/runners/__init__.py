@@ -36,6 +36,9 @@ _OPTIONAL = (
     "patchbench.runners.go:GoTestRunner",
     "patchbench.runners.cargo:CargoTestRunner",
     "patchbench.runners.node:NodeTestRunner",
+    "patchbench.runners.node:JestRunner",
+    "patchbench.runners.node:VitestRunner",
+    "patchbench.runners.node:MochaRunner",
     "patchbench.runners.junit:JunitRunner",
 )
 

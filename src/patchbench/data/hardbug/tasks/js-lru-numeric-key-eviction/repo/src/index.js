@@ -1,0 +1,2 @@
+export { LruCache } from './lru.js';
+export { memoize } from './memoize.js';
