@@ -241,6 +241,7 @@ def run(
                 problem = str(e)
             if (
                 not parsed.tests
+                and parsed.build_error is None
                 and not res.timed_out
                 and (res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes)
             ):

@@ -358,6 +358,7 @@ def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = T
 def _listed(v: Verdict, test_id: str, wanted: list[str]) -> bool:
     """Whether a reported id is one of ``wanted`` (or a suite holding one: ``S`` for ``S > t``), compared
     the way the run's runner compares ids."""
+    norm: Callable[[str], str]
     try:
         norm = get_runner(v.runner or "tap").normalise_id
     except KeyError:

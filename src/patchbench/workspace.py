@@ -12,9 +12,9 @@ Order inside one run (see :func:`patchbench.harness.run`):
 Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or deletes that alter how
 tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
-``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, and ``__init__.py`` in the directories that hold
-hidden tests (the workspace root and every directory above a hidden test included) — are restored to the
-task's original (or removed when the task had none) under ``strip``, the default; under ``reject`` the run
+``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
+test runner can be swapped there), and ``__init__.py`` in the directories that hold hidden tests (the
+workspace root and every directory above a hidden test included) — are restored to the task's original (or removed when the task had none) under ``strip``, the default; under ``reject`` the run
 stops and the verdict is ``unresolved`` naming the files.
 """
 
@@ -388,6 +388,12 @@ def _pytest_section(name: str, text: str | None) -> object:
         return object()
 
 
+def _is_cargo_config(rel: str) -> bool:
+    """``.cargo/config(.toml)`` anywhere: it can swap the test runner (``target.<triple>.runner``)."""
+    parts = rel.split("/")
+    return len(parts) >= 2 and parts[-2] == ".cargo" and parts[-1] in ("config", "config.toml")
+
+
 def config_violations(
     task: Task, changed: Iterable[str], root: Path, baseline: Baseline | None = None
 ) -> list[str]:
@@ -406,6 +412,7 @@ def config_violations(
         if (
             name in _ALWAYS
             or name.endswith(".pth")
+            or _is_cargo_config(rel)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
         ):
             out.append(rel)
