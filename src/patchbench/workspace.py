@@ -14,8 +14,9 @@ tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytes
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
 test runner can be swapped there), and ``__init__.py`` in the directories that hold hidden tests (the
-workspace root and every directory above a hidden test included) — are restored to the task's original (or removed when the task had none) under ``strip``, the default; under ``reject`` the run
-stops and the verdict is ``unresolved`` naming the files.
+workspace root and every directory above a hidden test included) — are restored to the task's original
+(or removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
+verdict is ``unresolved`` naming the files.
 """
 
 from __future__ import annotations
