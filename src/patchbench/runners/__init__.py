@@ -114,10 +114,10 @@ def match_ids(runner: Runner, wanted: Sequence[str], results: TestResults) -> di
     """
     index: dict[str, TestResult] = {}
     for result in results.tests:
-        key = runner.normalise_id(result.id)
-        prev = index.get(key)
-        if prev is None or SEVERITY[result.outcome] > SEVERITY[prev.outcome]:
-            index[key] = result
+        for key in runner.match_keys(result.id):
+            prev = index.get(key)
+            if prev is None or SEVERITY[result.outcome] > SEVERITY[prev.outcome]:
+                index[key] = result
     return {w: index.get(runner.normalise_id(w)) for w in wanted}
 
 

@@ -73,3 +73,9 @@ class Runner:
     def normalise_id(self, test_id: str) -> str:
         """The form in which ids from F2P/P2P lists and from reports are compared."""
         return " ".join(test_id.split())
+
+    def match_keys(self, result_id: str) -> tuple[str, ...]:
+        """Every key a reported test can be found under (its normal form first); listed ids are looked up
+        through :meth:`normalise_id`. A runner whose ids may be written with or without a qualifier (Go's
+        package path) returns both."""
+        return (self.normalise_id(result_id),)

@@ -1,0 +1,3 @@
+module example.com/kvlog
+
+go 1.22
