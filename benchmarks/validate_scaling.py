@@ -1,11 +1,11 @@
-"""Validation throughput: runs per second at -j1 and -j2, and wall time against the bare test time.
+"""Validation throughput: runs per second at -j1 and -j<cores>, and wall time against the bare test time.
 
     python benchmarks/validate_scaling.py [--repeat 2]
 
-On the built-in dataset: (1) ``validate`` at -j1 and at -j2 (no ledger reuse), runs per second and the
-speed-up; (2) the sum of the bare test times of every run validation makes (each task's test command run
-directly, no sandbox, on the buggy or the fixed workspace as the run requires) divided by the cores, against
-validation's wall time at -j<cores>. Writes benchmarks/results/validate_scaling.json.
+On the built-in dataset: (1) ``validate`` at -j1 and at -j<cores> (no ledger reuse), runs per second
+and the speed-up; (2) the sum of the bare test times of every run validation makes (each task's test
+command run directly, no sandbox, on the buggy or the fixed workspace as the run requires) divided by the
+cores, against validation's wall time at -j<cores>. Writes benchmarks/results/validate_scaling.json.
 """
 
 from __future__ import annotations

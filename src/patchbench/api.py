@@ -61,12 +61,15 @@ def run_many(
     sandbox: Sandbox | str = "bwrap",
     config_policy: ConfigPolicy = ConfigPolicy.STRIP,
     cache_dir: Path | None = None,
+    repos: Sequence[str | Path] = (),
     on_done: Callable[[Verdict], None] | None = None,
 ) -> list[Verdict]:
     """Run one candidate on many tasks, ``jobs`` at a time; verdicts come back in task order."""
 
     def one(task: Task) -> Verdict:
-        v = run(task, candidate, sandbox=sandbox, config_policy=config_policy, cache_dir=cache_dir)
+        v = run(
+            task, candidate, sandbox=sandbox, config_policy=config_policy, cache_dir=cache_dir, repos=repos
+        )
         if on_done is not None:
             on_done(v)
         return v

@@ -287,7 +287,7 @@ class RepoCache:
         log.info("checkout of %s cached at %s", commit, dest)
 
 
-def copy_tree(src: Path, dest: Path) -> float:
+def copy_tree(src: Path, dest: Path, *, link: bool | None = None) -> float:
     """Give one run its own copy of a cached tree; returns the seconds taken.
 
     Files are hard links to the cache (``cp -al``: ~50 ms for 2,000 files against ~260 ms for a real
@@ -295,11 +295,17 @@ def copy_tree(src: Path, dest: Path) -> float:
     not writable by others, the sandbox gives the run's uid the directories but never a file with other
     links (see ``sandbox.bwrap._chown_tree``), so the run can replace files but not modify them; and on
     the host ``git apply``, ``patch`` and patchbench itself write new files instead of rewriting old ones.
-    Where hard links are impossible (another filesystem) a real copy is made (reflink when possible).
+    Where hard links are impossible (another filesystem) or unsafe (not running as root: the sandbox then
+    runs as the owner of the cached files), or when ``link`` is False, a real copy is made (reflink when
+    possible).
     """
     t0 = time.monotonic()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["cp", "-al", f"{src}/.", str(dest)], capture_output=True, check=False)
+    if link is None:
+        link = os.geteuid() == 0
+    r = subprocess.run(
+        ["cp", "-al" if link else "-a", f"{src}/.", str(dest)], capture_output=True, check=False
+    )
     if r.returncode != 0:
         shutil.rmtree(dest, ignore_errors=True)
         r = subprocess.run(
@@ -379,7 +385,7 @@ def prepare_tree(
             return Tree(dest / "tree", co.source + "; env_setup_cmds cached", co.cache_hit, notes)
         shutil.rmtree(dest, ignore_errors=True)
         tree = dest / "tree"
-        copy_tree(co.path, tree)
+        copy_tree(co.path, tree, link=False)  # setup commands run as root: they get a real copy
         log.info("running env_setup_cmds for %s in %s", task.id, tree)
         binds = [Bind(tree, "/workspace", writable=True), Bind(env.root, str(env.root), writable=True)]
         binds += [Bind(p, str(p)) for p in env.ro_paths if p != env.root]

@@ -86,7 +86,7 @@ class Protocol(str, Enum):
     TAP = "tap"
     """Test Anything Protocol (12/13/14) on standard output."""
     JUNIT = "junit"
-    """JUnit XML report files (Maven Surefire, the JUnit console launcher, Jest/Vitest/Mocha reporters)."""
+    """JUnit XML report files (Maven Surefire, the JUnit console launcher)."""
     GO = "go-test"
     """``go test -json`` events on standard output."""
     CARGO = "cargo-test"
@@ -158,7 +158,8 @@ class EnvSpec(_Frozen):
     image: str | None = None
     """The runtime image the source named (e.g. ``python:3.11-slim``); mapped to a local toolchain."""
     system_deps: tuple[str, ...] = ()
-    """System packages the source asks for (Debian names); checked, not installed, at run time."""
+    """System packages the source asks for (Debian names); recorded, not installed: a native run uses the
+    host's packages."""
     python_requirements: tuple[str, ...] = ()
     """pip requirement strings installed with uv into the cached environment."""
     setup_cmds: tuple[str, ...] = ()

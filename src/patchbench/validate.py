@@ -48,9 +48,9 @@ class Problem(BaseModel):
 
     Attributes:
         kind: a stable code (``gold_not_resolved``, ``f2p_passes_before_fix``, ``p2p_fails_before_fix``,
-            ``p2p_fails_after_fix``, ``f2p_fails_after_fix``, ``extra_failures_before_fix``, ``flaky``,
-            ``unknown_test_id``, ``probe_rewarded``, ``leak``, ``no_gold_patch``, ``no_fail_to_pass``,
-            ``context_mismatch``, ``infra_error``, ``bad_task``).
+            ``extra_failures_before_fix``, ``flaky``, ``unknown_test_id``, ``probe_rewarded``, ``leak``,
+            ``no_gold_patch``, ``no_fail_to_pass``, ``context_mismatch``, ``script_verifier``,
+            ``infra_error``).
         message: one line for people.
         tests: the test ids concerned, when there are any.
     """
@@ -117,6 +117,7 @@ class ValidationReport(BaseModel):
         passed / failed: tasks that keep / break the contract.
         runs_executed / runs_reused: runs made now / taken from the ledger (``--resume``).
         seconds: wall time.
+        unreadable_rows: one line per dataset row that could not be read (they break the contract too).
     """
 
     schema_version: int = 1
@@ -131,11 +132,12 @@ class ValidationReport(BaseModel):
     runs_executed: int = 0
     runs_reused: int = 0
     seconds: float = 0.0
+    unreadable_rows: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when every task keeps the contract."""
-        return self.failed == 0
+        """True when every task keeps the contract and every row could be read."""
+        return self.failed == 0 and not self.unreadable_rows
 
 
 def noop_candidate(task: Task) -> Candidate:
@@ -392,6 +394,7 @@ def validate(
     dataset: str = "",
     format: str = "",
     on_progress: Callable[[int, int], None] | None = None,
+    repos: Sequence[str | Path] = (),
 ) -> ValidationReport:
     """Validate tasks against the contract; see the module docstring.
 
@@ -406,9 +409,10 @@ def validate(
         leak: run the leak screen.
         dataset / format: for the report header.
         on_progress: called with (runs done, runs total) after each run.
+        repos: local repository cache directories (repository tasks).
     """
     t0 = time.monotonic()
-    engine = LocalEngine(jobs=jobs, sandbox=sandbox, ledger=ledger, reuse=resume)
+    engine = LocalEngine(jobs=jobs, sandbox=sandbox, ledger=ledger, reuse=resume, repos=repos)
     all_jobs = [j for t in tasks for j in plan(t, repeat, probes)]
     done = [0]
 

@@ -6,6 +6,7 @@ import typer
 
 from ._common import EXIT_CODES_HELP
 from .convert import convert
+from .env import app as env_app
 from .run import run
 from .tasks import show, tasks
 from .validate import validate
@@ -23,6 +24,7 @@ app.command("show")(show)
 app.command("run")(run)
 app.command("convert")(convert)
 app.command("validate")(validate)
+app.add_typer(env_app, name="env")
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from ..sandbox.process import WARNING
 from ..verdict import Status, Verdict
 from ..workspace import ConfigPolicy
 from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
-from .tasks import DatasetArg, FormatOpt, JsonOpt
+from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt
 
 STATUS_STYLE = {
     Status.RESOLVED: "green",
@@ -62,6 +62,7 @@ def run(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Append verdicts as JSON Lines.")
     ] = None,
+    repos: ReposOpt = None,
     format: FormatOpt = None,
     json: JsonOpt = False,
     verbose: Annotated[
@@ -97,7 +98,7 @@ def run(
         # A directory is the final state of the workspace: deletions are relative to each task's files.
         for t in tasks:
             c = Candidate.directory(dir, [f.path for f in t.workspace])
-            verdicts += run_many([t], c, jobs=1, sandbox=sb, config_policy=config_policy)
+            verdicts += run_many([t], c, jobs=1, sandbox=sb, config_policy=config_policy, repos=repos or ())
     else:
         with Progress(
             TextColumn("[progress.description]{task.description}"),
@@ -117,8 +118,8 @@ def run(
                 config_policy=config_policy,
                 on_done=lambda v: prog.advance(bar),
             )
-        if not task:
-            verdicts += bad_task_verdicts(loaded, cand)
+    if not task:
+        verdicts += bad_task_verdicts(loaded, cand if cand is not None else Candidate.empty())
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8") as fh:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -16,7 +17,16 @@ DatasetArg = Annotated[
     str, typer.Argument(help="Dataset file or directory; 'builtin' for the built-in dataset.")
 ]
 FormatOpt = Annotated[str | None, typer.Option("--format", help="Skip detection and read this format.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print JSON for machines (instead of the human output).")
+]
+ReposOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--repos",
+        help="Local repository cache directory for repository tasks (repeatable; also $PATCHBENCH_REPOS).",
+    ),
+]
 
 
 def summary(t: Task) -> dict[str, Any]:

@@ -19,12 +19,13 @@ from rich.table import Table
 
 from ..api import load, select
 from ..engine import Ledger
+from ..errors import DatasetError
 from ..formats import write
 from ..sandbox import get_sandbox
 from ..validate import apply_report, write_reports
 from ..validate import validate as run_validation
 from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
-from .tasks import DatasetArg, FormatOpt, JsonOpt
+from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt
 
 
 @handle_errors
@@ -71,6 +72,7 @@ def validate(
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="bwrap (default) or none (NO isolation).")
     ] = "bwrap",
+    repos: ReposOpt = None,
     format: FormatOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -81,6 +83,10 @@ def validate(
     """
     loaded = load(dataset, format=format)
     tasks = select(loaded.tasks, task or [])
+    if output_dataset is not None and loaded.format == "builtin":
+        raise DatasetError(
+            "--output-dataset needs one format: validate builtin:hardbug or builtin:patchbench"
+        )
     sb = get_sandbox(sandbox)
     db = Ledger(ledger or report_dir / "validation_ledger.sqlite")
     with Progress(
@@ -110,7 +116,10 @@ def validate(
             dataset=str(dataset),
             format=loaded.format,
             on_progress=progress,
+            repos=repos or (),
         )
+    if not task:
+        report.unreadable_rows = [str(e) for e in loaded.errors]
     db.close()
     md, js = write_reports(report, report_dir)
     if output_dataset is not None:

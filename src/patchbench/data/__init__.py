@@ -1,7 +1,7 @@
 """Built-in datasets shipped with the package (the embedded default).
 
-``builtin`` is the union of every built-in dataset: ``hardbug`` (the HardBug source layout, one original
-task per language) and ``patchbench`` (PatchBench rows run against a repository bundled as a git bundle).
+``builtin`` is the union of every built-in dataset: ``hardbug`` (the HardBug source layout: original tasks
+in Python, JavaScript, TypeScript, Go, Java, Rust and SQL) and ``patchbench`` (PatchBench rows run against a repository bundled as a git bundle).
 Each can be loaded alone as ``builtin:<name>``.
 """
 

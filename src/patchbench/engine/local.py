@@ -44,6 +44,7 @@ class LocalEngine:
         reuse: reuse verdicts already in the ledger (``--resume``).
         config_policy: see :class:`~patchbench.workspace.ConfigPolicy`.
         cache_dir: the environment cache.
+        repos: local repository cache directories (repository tasks).
     """
 
     def __init__(
@@ -55,6 +56,7 @@ class LocalEngine:
         reuse: bool = False,
         config_policy: ConfigPolicy = ConfigPolicy.STRIP,
         cache_dir: Path | None = None,
+        repos: Sequence[str | Path] = (),
     ) -> None:
         self.jobs = max(1, jobs)
         self.sandbox = sandbox
@@ -62,6 +64,7 @@ class LocalEngine:
         self.reuse = reuse
         self.config_policy = config_policy
         self.cache_dir = cache_dir
+        self.repos = tuple(repos)
         self.stats = EngineStats()
         self._lock = threading.Lock()
 

@@ -126,7 +126,7 @@ class PythonEnv(Env):
         try:
             base = Path(os.path.realpath(py))
         except OSError as e:
-            raise EnvError(f"environment {root} is broken ({e}); run `patchbench env prune`") from e
+            raise EnvError(f"environment {root} is broken ({e}); run `patchbench env prune --all`") from e
         # The venv's interpreter links into its base installation: expose that prefix read-only too.
         prefix = base.parent.parent
         if not str(prefix).startswith(("/usr/", "/etc/", "/opt/")):

@@ -513,7 +513,7 @@ class RustEnv(Env):
             info = json.loads((root / INFO_FILE).read_text(encoding="utf-8"))
             sysroot = Path(info["sysroot"])
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise EnvError(f"environment {root} is broken ({e}); run `patchbench env prune`") from None
+            raise EnvError(f"environment {root} is broken ({e}); run `patchbench env prune --all`") from None
         if not (sysroot / "bin").is_dir():
             raise EnvError(f"the Rust toolchain {sysroot} of environment {root} is gone; reinstall it")
         home = root / "cargo-home"

@@ -56,6 +56,9 @@ def to_markdown(report: ValidationReport) -> str:
             f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | "
             f"{len(tr.derived_fail_to_pass)} | {_cell(probs)[:400]} |"
         )
+    if report.unreadable_rows:
+        lines += ["", "## Rows that could not be read", ""]
+        lines += [f"- {_cell(r)}" for r in report.unreadable_rows]
     broken = [tr for tr in report.tasks if not tr.ok]
     if broken:
         lines += ["", "## What broke, per test", ""]

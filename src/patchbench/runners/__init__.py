@@ -1,7 +1,10 @@
 """Runners: one module per result protocol, and the registry that picks one for a test spec.
 
-* :class:`~patchbench.runners.pytest_junit.PytestRunner` (``"pytest"``): JUnit XML written by pytest.
-* :class:`~patchbench.runners.tap.TapRunner` (``"tap"``): TAP 12/13/14 on standard output.
+* ``pytest`` (:mod:`.pytest_junit`): pytest's JUnit XML, written to a report directory outside the workspace;
+* ``go-test`` (:mod:`.go`), ``cargo-test`` (:mod:`.cargo`), ``node-test``/``jest``/``vitest``/``mocha``
+  (:mod:`.node`), ``junit`` (:mod:`.junit`: Maven Surefire and the JUnit console launcher), each loaded when
+  its module is present;
+* ``tap`` (:mod:`.tap`): TAP 12/13/14 on standard output, the fallback for any command nobody claims.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import SandboxError
+from ..errors import InputError
 from ._base import Bind, ExecRequest, ExecResult, Guarantees, Limits, Sandbox
 from .bwrap import BwrapSandbox
 from .process import ProcessSandbox
@@ -14,12 +14,13 @@ def get_sandbox(name: str = "bwrap") -> Sandbox:
     """A sandbox backend by name (``bwrap`` or ``none``).
 
     Raises:
-        SandboxError: unknown name, or the backend cannot run on this machine.
+        InputError: unknown name.
+        SandboxError: the backend cannot run on this machine.
     """
     try:
         cls = BACKENDS[name]
     except KeyError:
-        raise SandboxError(f"unknown sandbox {name!r} (known: {', '.join(BACKENDS)})") from None
+        raise InputError(f"unknown sandbox {name!r} (known: {', '.join(BACKENDS)})") from None
     sb = cls()
     sb.check()
     return sb
