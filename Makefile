@@ -11,7 +11,8 @@ SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 system-deps:  ## bubblewrap (the sandbox), util-linux (prlimit, setpriv), git and patch, uv
 	@missing=""; \
-	for pair in bwrap:bubblewrap prlimit:util-linux setpriv:util-linux git:git patch:patch; do \
+	for pair in bwrap:bubblewrap prlimit:util-linux setpriv:util-linux git:git patch:patch \
+	    javac:openjdk-17-jdk-headless mvn:maven node:nodejs go:golang; do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \

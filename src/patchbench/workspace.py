@@ -13,7 +13,7 @@ Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or
 tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
-test runner can be swapped there), and ``__init__.py`` in the directories that hold hidden tests (the
+test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, and ``__init__.py`` in the directories that hold hidden tests (the
 workspace root and every directory above a hidden test included) — are restored to the task's original
 (or removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
 verdict is ``unresolved`` naming the files.
@@ -389,6 +389,10 @@ def _pytest_section(name: str, text: str | None) -> object:
         return object()
 
 
+#: Per-project build-tool configuration that can change how tests run (Maven's JVM and CLI options).
+_ALWAYS_PATHS = (".mvn/maven.config", ".mvn/jvm.config", ".mvn/extensions.xml")
+
+
 def _is_cargo_config(rel: str) -> bool:
     """``.cargo/config(.toml)`` anywhere: it can swap the test runner (``target.<triple>.runner``)."""
     parts = rel.split("/")
@@ -414,6 +418,7 @@ def config_violations(
             name in _ALWAYS
             or name.endswith(".pth")
             or _is_cargo_config(rel)
+            or any(rel == p or rel.endswith("/" + p) for p in _ALWAYS_PATHS)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
         ):
             out.append(rel)
