@@ -13,10 +13,10 @@ Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or
 tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
-test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, and ``__init__.py`` in the directories that hold hidden tests (the
-workspace root and every directory above a hidden test included) — are restored to the task's original
-(or removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
-verdict is ``unresolved`` naming the files.
+test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, and
+``__init__.py`` in the directories that hold hidden tests (the workspace root and every directory above a
+hidden test included) — are restored to the task's original (or removed when the task had none) under
+``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the files.
 """
 
 from __future__ import annotations
