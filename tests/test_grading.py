@@ -17,12 +17,12 @@ import pytest
 
 from patchbench.api import bad_task_verdicts
 from patchbench.candidate import Candidate
-from patchbench.errors import DatasetError
+from patchbench.errors import DatasetError, InputError, SandboxError
 from patchbench.formats import Loaded
 from patchbench.grading import Graded, grade
 from patchbench.harness import run
 from patchbench.results import Outcome, TestResult, TestResults
-from patchbench.sandbox import ProcessSandbox
+from patchbench.sandbox import BwrapSandbox, ProcessSandbox
 from patchbench.task import FileEntry, Task, TestCommand, TestSpec
 from patchbench.verdict import Status, TestCheck
 from patchbench.workspace import ConfigPolicy
@@ -122,12 +122,22 @@ def test_row_changed_test_configuration_under_reject_is_unresolved(runs_dir: Pat
     assert v.config_files_blocked == ("tests/conftest.py",)
 
 
+class _UnavailableSandbox(BwrapSandbox):
+    def check(self) -> None:
+        raise SandboxError("bubblewrap is not installed (simulated)")
+
+
 def test_row_broken_sandbox_is_infra_error(runs_dir: Path) -> None:
-    v = run(harness_task(), Candidate.gold(), sandbox="no-such-backend")
+    v = run(harness_task(), Candidate.gold(), sandbox=_UnavailableSandbox())
     assert v.status is Status.INFRA_ERROR
     assert v.reward == 0.0
-    assert "no-such-backend" in v.reason
+    assert "simulated" in v.reason
     assert not v.status.candidate_fault
+
+
+def test_an_unknown_sandbox_name_is_bad_input_not_a_verdict(runs_dir: Path) -> None:
+    with pytest.raises(InputError, match="no-such-backend"):
+        run(harness_task(), Candidate.gold(), sandbox="no-such-backend")
 
 
 def test_row_wall_clock_limit_is_timeout() -> None:

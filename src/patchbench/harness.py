@@ -92,7 +92,9 @@ def run(
         return v.model_copy(update={"durations": d})
 
     try:
+        # An unknown backend name is the caller's mistake (InputError propagates); an unusable one is infra.
         sb = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+        sb.check()
     except SandboxError as e:
         return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
 
