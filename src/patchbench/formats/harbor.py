@@ -29,6 +29,9 @@ for the parquet file, whose ``task_binary`` tarballs go through :func:`~._tar.re
 * ``language``: a ``language`` key or a language tag in task.toml ``[metadata]`` or metadata.json, else the
   most common workspace file extension, else the base image, else the test files' extensions, else python.
 
+* ``gold_patch``: ``solution/gold.patch`` when the directory has one (a unified diff against /app; a
+  patchbench convention beside Harbor's ``solution/solve.sh``, so ``--gold`` can run).
+
 A task directory without task.toml, tests/test.sh or instruction.md is a row error.
 
 Writing: a Task that has ``extra_files`` (it came from Harbor) is written as exactly those files; they are
@@ -118,6 +121,8 @@ DEFAULT_IMAGES: dict[str, str] = {
 _APP = "/app"
 _PARQUET_COLUMNS_KEY = "harbor_parquet_columns"
 _UNRESOLVED_KEY = "harbor_unresolved_copies"
+#: A patchbench convention: the reference fix of a Harbor task as a unified diff against /app.
+GOLD_PATCH = "solution/gold.patch"
 
 _LANGUAGE_ALIASES = {
     "python": "python",
@@ -484,6 +489,7 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
         test_kwargs: dict[str, Any] = {"commands": (TestCommand(argv=("bash", "/tests/test.sh")),)}
         if timeout is not None:
             test_kwargs["time_limit_s"] = timeout
+        gold = files.get(GOLD_PATCH)
         return Task(
             id=task_id,
             prompt=prompt,
@@ -498,6 +504,7 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
                 python_requirements=tuple(docker.python_requirements),
             ),
             verifier=VerifierSpec(kind=VerifierKind.SCRIPT, script="tests/test.sh", timeout_s=timeout),
+            gold_patch=gold[0].decode("utf-8", errors="replace") if gold else None,
             metadata=metadata,
             source_format="harbor",
             extra_files=extra_files,
