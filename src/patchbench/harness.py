@@ -387,10 +387,13 @@ def _run_script(
     variables = {**docker.env, "PATH": path, **env.env}
     timeout = spec.timeout_s or task.test.time_limit_s
     tt = time.monotonic()
+    argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
+    if env.prelude:
+        argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
     try:
         res = sb.exec(
             ExecRequest(
-                argv=["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))],
+                argv=argv,
                 cwd=docker.workdir,
                 binds=binds,
                 env=variables,

@@ -7,6 +7,7 @@ import typer
 from ._common import EXIT_CODES_HELP
 from .convert import convert
 from .env import app as env_app
+from .repair import repair
 from .run import run
 from .tasks import show, tasks
 from .validate import validate
@@ -24,6 +25,7 @@ app.command("show")(show)
 app.command("run")(run)
 app.command("convert")(convert)
 app.command("validate")(validate)
+app.command("repair")(repair)
 app.add_typer(env_app, name="env")
 
 
