@@ -373,12 +373,21 @@ def _run_script(
         )
     tests_dir.mkdir()
     inject_tests(task.hidden_tests, tests_dir)
+    # /tests stays root's and sticky: the verifier may create files there (a .venv), but code the
+    # candidate gets run (an import check) cannot rewrite or replace the hidden tests before they run.
+    os.chmod(tests_dir, 0o1777)
+    for dirpath, dirnames, filenames in os.walk(tests_dir):
+        for d in dirnames:
+            os.chmod(os.path.join(dirpath, d), 0o1777)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
     (logs / "verifier").mkdir(parents=True)
     write_shims(shims)
     durations.workspace_s = time.monotonic() - tw
     binds = [
         Bind(app, spec.app_dir, writable=True),
-        Bind(tests_dir, spec.tests_dir, writable=True),
+        Bind(tests_dir, spec.tests_dir, writable=True, give=False),
         Bind(logs, posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs", writable=True),
         Bind(shims, SHIMS_DST),
         *(Bind(p, str(p)) for p in env.ro_paths),

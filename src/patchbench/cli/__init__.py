@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ._common import EXIT_CODES_HELP
+from .audit import audit
 from .convert import convert
 from .env import app as env_app
 from .repair import repair
@@ -26,6 +27,7 @@ app.command("run")(run)
 app.command("convert")(convert)
 app.command("validate")(validate)
 app.command("repair")(repair)
+app.command("audit")(audit)
 app.add_typer(env_app, name="env")
 
 

@@ -25,11 +25,15 @@ class Bind:
         src: the host path.
         dst: where the command sees it (backends without a mount namespace use ``src``).
         writable: whether the command may write there.
+        give: for a writable bind, whether the run's uid is given the files (default). False keeps them
+            root's: with a sticky, world-writable directory the run can add files but not change, replace
+            or delete the ones already there (hidden tests a verifier reads).
     """
 
     src: Path
     dst: str
     writable: bool = False
+    give: bool = True
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,7 @@ class BwrapSandbox(Sandbox):
         mem_cg, pids_cg = self.cgroups
         groups = self._cg.create(limits) if self._cg is not None else []
         for b in req.binds:
-            if b.writable and self._root and not req.as_root:
+            if b.writable and b.give and self._root and not req.as_root:
                 _chown_tree(b.src, uid)
         status_r, status_w = os.pipe()
         try:
