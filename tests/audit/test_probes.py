@@ -164,17 +164,18 @@ def test_import_only_verifier_is_caught_by_the_unmodified_probe(report: AuditRep
 
 
 @pytest.mark.slow
-def test_the_demo_verifier_falls_to_self_reward_and_the_harness_blocks_tamper_tests(report: AuditReport) -> None:
+def test_demo_verifier_falls_to_self_reward_and_the_harness_blocks_tamper_tests(report: AuditReport) -> None:
     """The demo writes 0 first and 1 only on success, but never writes 0 again once candidate code ran:
-    a solution.py that writes reward.txt = 1 when imported keeps its 1 although a test fails. And its
-    "import solution" check runs candidate code before pytest reads the writable /tests."""
-    assert rewarded(report, "demo") == {"self-reward", "tamper-tests"}
+    a solution.py that writes reward.txt = 1 when imported keeps its 1 although a test fails. Its
+    "import solution" check also runs candidate code before pytest reads /tests, but the harness keeps
+    /tests root's and sticky, so the rewrite of the hidden tests fails and that probe earns nothing."""
+    assert rewarded(report, "demo") == {"self-reward"}
     ta = next(t for t in report.tasks if t.task_id == "demo")
     probe = next(r for r in ta.probes if r.probe == "self-reward")
     assert "1 failed" in probe.output_tail
     assert set(probe.config_files_blocked) == {"conftest.py", "sitecustomize.py"}
     tamper = next(r for r in ta.probes if r.probe == "tamper-tests")
-    assert "1 passed" in tamper.output_tail
+    assert tamper.reward == 0.0 and "1 failed" in tamper.output_tail
     assert ta.findings == []
 
 
@@ -186,7 +187,7 @@ def test_report_counts_markdown_and_json(report: AuditReport, tmp_path: Path) ->
         "unmodified": 1,
         "code-deleted": 1,
         "self-reward": 2,
-        "tamper-tests": 2,
+        "tamper-tests": 1,
     }
     assert report.findings_by_code == {"zero-tests-accepted": 1}
     assert report.runs == 24
