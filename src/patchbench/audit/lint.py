@@ -1279,9 +1279,12 @@ class _Status:
 
     runners: frozenset[_Runner] = frozenset()
     count: bool = False
+    # Runners upstream of a pipe without pipefail: their status is lost, but their output (zero tests
+    # included) is what the rest of the pipeline saw; zero-tests-accepted still counts them.
+    masked: frozenset[_Runner] = frozenset()
 
     def __or__(self, other: _Status) -> _Status:
-        return _Status(self.runners | other.runners, self.count or other.count)
+        return _Status(self.runners | other.runners, self.count or other.count, self.masked | other.masked)
 
 
 _NONE = _Status()
@@ -1560,7 +1563,10 @@ class _Analyzer:
             for s in statuses:
                 out = out | s
             return out
-        return statuses[-1] if statuses else _NONE
+        if not statuses:
+            return _NONE
+        hidden = frozenset(r for s in statuses[:-1] for r in s.runners | s.masked)
+        return statuses[-1] | _Status(masked=hidden)
 
     def check_pipe(self, p: _Pipe, consumed: bool, pipefail: bool, uses_before: int) -> None:
         if pipefail:
@@ -1994,7 +2000,7 @@ class _Analyzer:
         for w in self.writes:
             if not w.value.positive:
                 continue
-            runners = {r for g in w.guards for r in g.runners if r.counts and r.zero != "fails"}
+            runners = {r for g in w.guards for r in g.runners | g.masked if r.counts and r.zero != "fails"}
             if not runners or any(g.count for g in w.guards):
                 continue
             unsafe = sorted({r.name for r in runners if r.zero == "passes"})

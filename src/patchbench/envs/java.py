@@ -2,7 +2,8 @@
 
 Two modes, chosen from the task:
 
-* **Maven** (a ``pom.xml`` in the workspace): the setup phase copies the workspace with the hidden tests
+* **Maven** (a ``pom.xml`` in the workspace, or one that the gold patch creates, for a task that starts
+  from an empty project as seed 003's do): the setup phase copies the workspace with the hidden tests
   (and the gold patch applied when there is one, so that everything compiles and the test goal really
   runs) into a scratch directory and, with ``-Dmaven.repo.local=<env>/m2``, runs
   ``mvn -B -q dependency:go-offline`` and then the task's own test commands with test failures ignored.
@@ -13,6 +14,9 @@ Two modes, chosen from the task:
   repository (the task's own modules, built from the gold code) is removed (:func:`drop_installed`).
   They execute the task's own build and tests on the host, like any setup command: the task is trusted
   input; no candidate code is ever part of them.
+  A Harbor task's test command (``bash /tests/test.sh``) only runs inside its sandbox, so its warm-up
+  runs ``mvn -B test`` instead (:data:`SCRIPT_WARMUP`), with its ``.java`` hidden tests copied under
+  ``src/test/java/<their package>/`` as seed 003's verifiers do.
 
   In the sandbox, ``JAVA_TOOL_OPTIONS`` sets ``-Duser.home=/tmp`` (the sandbox's uid has no passwd
   entry: Java would otherwise take ``?`` as the home directory, and Maven would look for ``?/.m2``
@@ -53,6 +57,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import posixpath
 import re
 import shlex
 import shutil
@@ -63,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvError, PatchError
-from ..task import EnvSpec, Task
+from ..task import EnvSpec, Task, TestCommand, VerifierKind
 from ..workspace import apply_patch, materialise, patch_paths
 from ._base import Env, Prepared
 
@@ -227,8 +232,26 @@ def _plain_env() -> dict[str, str]:
 
 
 def uses_maven(task: Task) -> bool:
-    """Whether a task builds with Maven: a ``pom.xml`` in its workspace or hidden tests."""
-    return any(Path(f.path).name == "pom.xml" for f in (*task.workspace, *task.hidden_tests))
+    """Whether a task builds with Maven: a ``pom.xml`` in its workspace or hidden tests, or one that its
+    gold patch creates (a Harbor task whose agent writes the whole project into an empty /app)."""
+    if any(Path(f.path).name == "pom.xml" for f in (*task.workspace, *task.hidden_tests)):
+        return True
+    gold = task.gold_patch or ""
+    return bool(gold) and any(Path(p).name == "pom.xml" for p in _safe_patch_paths(gold))
+
+
+#: The warm-up of a task whose verifier is a Harbor script: the script itself runs inside the task's
+#: image (/app, /tests), not on the host, so the Maven goal such verifiers run stands in for it.
+SCRIPT_WARMUP = (TestCommand(argv=("mvn", "-B", "test")),)
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
+
+
+def _is_script(task: Task) -> bool:
+    return task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT
+
+
+def _warmup_commands(task: Task) -> tuple[TestCommand, ...]:
+    return SCRIPT_WARMUP if _is_script(task) else task.test.commands
 
 
 def _digest(data: bytes) -> str:
@@ -266,7 +289,7 @@ class JavaEnv(Env):
             "maven": _maven_version(mvn) if mvn else None,
             "build_files": build_files,
             "gold_build_patch": _digest(gold.encode()) if gold_build else None,
-            "commands": [c.display() for c in task.test.commands],
+            "commands": [c.display() for c in _warmup_commands(task)],
             "workdir": task.test.workdir,
         }
         return desc
@@ -338,13 +361,13 @@ class JavaEnv(Env):
                 check=False,
             )
             warm = menv | {"MAVEN_OPTS": menv["MAVEN_OPTS"] + " -Dmaven.test.failure.ignore=true"}
-            for command in task.test.commands:
+            for command in _warmup_commands(task):
                 _run(
                     command.to_argv(), f"warm-up run of {command.display()!r}", cwd=cwd, env=warm, check=False
                 )
             # Offline now, as in the sandbox: anything still missing is the environment's fault.
             settings.write_text(_settings(m2, offline=True), encoding="utf-8")
-            for command in task.test.commands:
+            for command in _warmup_commands(task):
                 _clean_targets(work)
                 out = _run(
                     command.to_argv(),
@@ -444,6 +467,15 @@ def _lay_out(task: Task, work: Path) -> str | None:
             restore()
             note = f"the Maven repository was warmed up on the buggy code (gold patch did not apply: {e})"
     materialise(task.hidden_tests, work)
+    if _is_script(task):
+        # Harbor verifiers copy their JUnit tests into the project (seed 003): place them likewise, so
+        # that the warm-up compiles and runs tests and Surefire resolves its JUnit Platform provider.
+        for f in task.hidden_tests:
+            if f.path.endswith(".java"):
+                m = _JAVA_PACKAGE.search(f.data().decode("utf-8", errors="replace"))
+                pkg = m.group(1).replace(".", "/") if m else ""
+                dest = posixpath.join("src/test/java", pkg, posixpath.basename(f.path))
+                materialise([f.model_copy(update={"path": dest})], work)
     return note
 
 
