@@ -762,7 +762,7 @@ class _Docker:
     python_requirements: list[str] = field(default_factory=list)
 
 
-def _logical_lines(text: str) -> list[str]:
+def logical_lines(text: str) -> list[str]:
     """Dockerfile instructions with backslash continuations joined and comments dropped."""
     lines: list[str] = []
     pending = ""
@@ -793,7 +793,7 @@ def _parse_dockerfile(files: Mapping[str, tuple[bytes, bool]]) -> _Docker:
         return docker
     context = {p[len("environment/") :]: v for p, v in files.items() if p.startswith("environment/")}
     workdir: str | None = "/"
-    for line in _logical_lines(text):
+    for line in logical_lines(text):
         instruction, _, rest = line.partition(" ")
         instruction = instruction.upper()
         rest = rest.strip()

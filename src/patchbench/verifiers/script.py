@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..envs import Prepared
+from ..formats.harbor import logical_lines
 from ..sandbox import Bind, ExecRequest, ExecResult, Limits, Sandbox
 from ..task import Task
 
@@ -78,24 +79,6 @@ class DockerPlan:
     env: dict[str, str] = field(default_factory=dict)
     app_steps: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
-
-
-def logical_lines(text: str) -> list[str]:
-    """Dockerfile instructions with continuations joined and comments dropped."""
-    lines: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if stripped.startswith("#") or (not stripped and not pending):
-            continue
-        if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
-            continue
-        lines.append(pending + stripped)
-        pending = ""
-    if pending.strip():
-        lines.append(pending.strip())
-    return lines
 
 
 def plan_dockerfile(text: str, app_dir: str = "/app") -> DockerPlan:
