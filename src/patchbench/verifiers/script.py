@@ -207,7 +207,7 @@ SHIMS = {
     # uv venv / uv pip install / uv run -> the prepared environment stands in
     "uv": 'case "$1" in venv) mkdir -p "${2:-.venv}/bin"; '
     'printf "%s\\n" "# patchbench: the prepared environment is already active" > "${2:-.venv}/bin/activate"; '
-    'exit 0;; '
+    "exit 0;; "
     'pip) shift; [ "$1" = install ] && { shift; exec python -m pip install --no-index "$@"; }; '
     'exec python -m pip "$@";; run) shift; exec "$@";; '
     '*) echo "patchbench: uv $1 is not available offline" >&2; exit 127;; esac',
