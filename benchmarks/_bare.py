@@ -11,7 +11,9 @@ from pathlib import Path
 import patchbench as pb
 from patchbench.envs import Prepared, env_for
 from patchbench.harness import BASE_PATH
-from patchbench.workspace import apply_patch, clear_dir, inject_tests, materialise
+from patchbench.repos import prepare_tree
+from patchbench.sandbox import get_sandbox
+from patchbench.workspace import Baseline, apply_patch, clear_dir, inject_tests
 
 
 class BareDir:
@@ -21,12 +23,15 @@ class BareDir:
         self.task = task
         self.env: Prepared = env_for(task.env.language).prepare(task)
         self.root = Path(tempfile.mkdtemp(prefix="pb-bench-bare-"))
-        materialise(task.workspace, self.root)
+        baseline = Baseline(task.workspace)
+        if task.repository is not None:
+            baseline = Baseline(tree=prepare_tree(task, self.env, get_sandbox()).path)
+        baseline.materialise(self.root)
         if gold and task.gold_patch:
 
             def restore() -> None:
                 clear_dir(self.root)
-                materialise(task.workspace, self.root)
+                baseline.materialise(self.root)
 
             apply_patch(self.root, task.gold_patch, restore=restore)
         inject_tests(task.hidden_tests, self.root)
