@@ -22,6 +22,7 @@ from patchbench.workspace import (
     ConfigPolicy,
     apply_candidate,
     apply_patch,
+    config_violations,
     guard_test_config,
     inject_tests,
     materialise,
@@ -979,3 +980,63 @@ def test_unified_diff_round_trips_through_apply_candidate(tmp_path: Path) -> Non
     assert applied.method == "git-apply"
     assert applied.changed == {"src/pkg/mod.py", "added.txt", "old.txt"}
     assert tree(root) == new
+
+
+# --- guard: attacks found by the adversarial battery (tests/audit/test_attacks.py) ----------------
+
+
+def _guard_task(files: dict[str, str], hidden: dict[str, str]) -> Task:
+    return Task(
+        id="guard",
+        workspace=tuple(FileEntry(path=k, content=v) for k, v in files.items()),
+        hidden_tests=tuple(FileEntry(path=k, content=v) for k, v in hidden.items()),
+        test=TestSpec(commands=(TestCommand(argv=("true",)),)),
+    )
+
+
+POM = (
+    "<project><build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId></plugin></plugins>"
+    "</build><dependencies></dependencies></project>\n"
+)
+CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
+
+
+@pytest.mark.parametrize(
+    ("rel", "content", "blocked"),
+    [
+        # a decoy test source directory hides the hidden tests from Maven
+        (
+            "pom.xml",
+            POM.replace("<build>", "<build><testSourceDirectory>src/decoy</testSourceDirectory>"),
+            True,
+        ),
+        (
+            "pom.xml",
+            POM.replace("<dependencies></dependencies>", "<dependencies><dependency/></dependencies>"),
+            False,
+        ),
+        # a fake cargo test target replaces tests/paging.rs
+        ("Cargo.toml", CARGO + '\n[[test]]\nname = "paging"\npath = "src/fake.rs"\nharness = false\n', True),
+        ("Cargo.toml", CARGO + 'serde = "1"\n', False),
+        # shadowing the suite's imports from a tests-only directory, or pytest itself from the root
+        ("tests/json.py", "print('ok 1 - forged')\n", True),
+        ("pytest/__main__.py", "raise SystemExit(0)\n", True),
+        ("_pytest.py", "", True),
+        # a test file of one's own beside the hidden tests (Go TestMain printing forged results)
+        ("pkg/zz_attack_test.go", "package pkg\n", True),
+        # an ordinary new source file is fine
+        ("pkg/helper.go", "package pkg\n", False),
+    ],
+)
+def test_guard_blocks_test_configuration_attacks(
+    tmp_path: Path, rel: str, content: str, blocked: bool
+) -> None:
+    """Each blocked case earned full reward before the guard knew it (see the attack battery)."""
+    task = _guard_task(
+        {"pom.xml": POM, "Cargo.toml": CARGO, "pkg/code.go": "package pkg\n"},
+        {"tests/run_tests.py": "print(1)\n", "pkg/code_test.go": "package pkg\n"},
+    )
+    root = tmp_path / "ws"
+    materialise(task.workspace, root)
+    applied = apply_candidate(task, Candidate.files({rel: content}), root)
+    assert (config_violations(task, applied.changed, root) == [rel]) is blocked

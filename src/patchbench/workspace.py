@@ -13,7 +13,11 @@ Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or
 tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
-test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, and
+test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, the test
+sections of ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script) and ``pom.xml`` (test
+source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules
+that would shadow the test tool, any new file in a directory that holds only hidden tests, a new test file
+by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to hidden tests, and
 ``__init__.py`` in the directories that hold hidden tests (the workspace root and every directory above a
 hidden test included) — are restored to the task's original (or removed when the task had none) under
 ``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the files.
@@ -372,16 +376,44 @@ _ALWAYS = {
     "sitecustomize.py",
     "usercustomize.py",
 }
-_SECTIONED = {"tox.ini", "setup.cfg", "pyproject.toml"}
+_SECTIONED = {"tox.ini", "setup.cfg", "pyproject.toml", "Cargo.toml", "pom.xml"}
+#: Top-level names that would shadow the test tool itself (``python -m pytest`` puts the cwd first).
+_SHADOWS = {"pytest", "_pytest", "pluggy", "iniconfig", "pytest.py", "_pytest.py", "pluggy.py", "py.py"}
+#: File names that are tests in their ecosystem: a candidate may not add its own next to the hidden ones.
+_TEST_NAME = re.compile(
+    r"(_test\.go|^test_.*\.py|_test\.py|Test\.java|Tests\.java|\.(test|spec)\.[cm]?[jt]sx?)$"
+)
 
 
 def _pytest_section(name: str, text: str | None) -> object:
-    """The pytest configuration inside an ini/toml file, comparable with ==; a parse error is unique."""
+    """The test configuration inside a build file, comparable with ==; a parse error is unique.
+
+    pytest's sections of pyproject/tox/setup.cfg; Cargo's test targets (``[[test]]``, ``autotests``, the
+    library's ``harness``/``test``, a build script); Maven's test source directories and Surefire/Failsafe
+    plugin blocks.
+    """
     if text is None:
         return None
     try:
         if name == "pyproject.toml":
             return tomllib.loads(text).get("tool", {}).get("pytest")
+        if name == "Cargo.toml":
+            data = tomllib.loads(text)
+            pkg, lib = data.get("package", {}), data.get("lib", {})
+            return (
+                data.get("test"),
+                pkg.get("autotests"),
+                pkg.get("build"),
+                lib.get("harness"),
+                lib.get("test"),
+            )
+        if name == "pom.xml":
+            squashed = re.sub(r"\s+", " ", re.sub(r"<!--.*?-->", "", text, flags=re.S))
+            dirs = re.findall(r"<(test(?:Source|Output)Directory|testResources)>(.*?)</\1>", squashed)
+            plugins = [
+                p for p in re.findall(r"<plugin>.*?</plugin>", squashed) if re.search("surefire|failsafe", p)
+            ]
+            return (dirs, plugins)
         cp = configparser.ConfigParser(interpolation=None)
         cp.read_string(text)
         return {s: dict(cp[s]) for s in ("pytest", "tool:pytest") if cp.has_section(s)}
@@ -411,6 +443,9 @@ def config_violations(
         while d:
             d = posixpath.dirname(d)
             test_dirs.add(d)
+    # Directories that hold hidden tests and nothing of the workspace's own (a tests/ package).
+    originals = {posixpath.dirname(p) for p in base.paths()}
+    test_only_dirs = {d for d in test_dirs if d and d not in originals}
     out: list[str] = []
     for rel in sorted(changed):
         name = posixpath.basename(rel)
@@ -420,6 +455,8 @@ def config_violations(
             or _is_cargo_config(rel)
             or any(rel == p or rel.endswith("/" + p) for p in _ALWAYS_PATHS)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
+            or ((rel in _SHADOWS or rel.split("/")[0] in _SHADOWS) and base.get(rel) is None)
+            or _added_beside_hidden_tests(rel, test_dirs, test_only_dirs, base)
         ):
             out.append(rel)
         elif name in _SECTIONED:
@@ -430,6 +467,20 @@ def config_violations(
             if _pytest_section(name, now) != _pytest_section(name, before):
                 out.append(rel)
     return out
+
+
+def _added_beside_hidden_tests(
+    rel: str, test_dirs: set[str], test_only_dirs: set[str], base: Baseline
+) -> bool:
+    """A file the candidate put where the hidden tests live: anything in a tests-only directory (it would
+    shadow the suite's imports: ``tests/json.py``), or a test file by name next to hidden tests (a Go
+    ``zz_test.go`` with its own ``TestMain``)."""
+    if base.get(rel) is not None:
+        return False
+    d = posixpath.dirname(rel)
+    if d in test_only_dirs:
+        return True
+    return d in test_dirs and bool(_TEST_NAME.search(posixpath.basename(rel)))
 
 
 def guard_test_config(
