@@ -1040,3 +1040,17 @@ def test_guard_blocks_test_configuration_attacks(
     materialise(task.workspace, root)
     applied = apply_candidate(task, Candidate.files({rel: content}), root)
     assert (config_violations(task, applied.changed, root) == [rel]) is blocked
+
+
+def test_a_new_pom_is_the_candidates_project_unless_it_moves_the_tests(tmp_path: Path) -> None:
+    """Seed 003 starts from an empty /app: the candidate's own pom.xml must survive the guard, but not one
+    that points Maven at a decoy test directory."""
+    task = _guard_task({}, {"TestSolution.java": "class TestSolution {}\n"})
+    for pom, blocked in (
+        (POM, False),
+        (POM.replace("<build>", "<build><testSourceDirectory>x</testSourceDirectory>"), True),
+    ):
+        root = tmp_path / str(blocked)
+        root.mkdir()
+        applied = apply_candidate(task, Candidate.files({"pom.xml": pom}), root)
+        assert (config_violations(task, applied.changed, root) == ["pom.xml"]) is blocked

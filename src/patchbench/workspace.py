@@ -464,9 +464,24 @@ def config_violations(
             now = p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
             entry = base.get(rel)
             before = entry.data().decode("utf-8", errors="replace") if entry is not None else None
-            if _pytest_section(name, now) != _pytest_section(name, before):
+            if entry is None and name in ("pom.xml", "Cargo.toml"):
+                # A new build file is the candidate's own project (seed 003 starts from an empty /app):
+                # only settings that move or replace the tests count.
+                if _redirects_tests(name, _pytest_section(name, now)):
+                    out.append(rel)
+            elif _pytest_section(name, now) != _pytest_section(name, before):
                 out.append(rel)
     return out
+
+
+def _redirects_tests(name: str, section: object) -> bool:
+    """Whether a new pom.xml/Cargo.toml moves or replaces the tests (custom test directories or targets)."""
+    if not isinstance(section, tuple):
+        return section is not None  # unparseable: treated as a change
+    if name == "pom.xml":
+        return bool(section[0])  # testSourceDirectory / testOutputDirectory / testResources
+    test, autotests, _build, harness, lib_test = section
+    return test is not None or autotests is not None or harness is not None or lib_test is not None
 
 
 def _added_beside_hidden_tests(
