@@ -98,6 +98,10 @@ from pydantic import BaseModel, ConfigDict
 __all__ = ["CODES", "Finding", "Severity", "lint_script"]
 
 
+#: Characters that open an escape, a quote, an expansion or a command substitution.
+_QUOTING = "\\'\"$`"
+
+
 class Severity(str, Enum):
     """How bad a finding is."""
 
@@ -337,21 +341,26 @@ class _Rewriter:
         return j
 
     # -- words
+    def skip_quoted(self, i: int) -> int:
+        """Past the escape, quote, ``$`` expansion or backquote at ``s[i]`` (a :data:`_QUOTING` char)."""
+        c = self.s[i]
+        if c == "\\":
+            return i + 2
+        if c == "'":
+            return self.squote(i)
+        if c == '"':
+            return self.dquote(i)
+        if c == "$":
+            return self.dollar(i)
+        return self.backtick(i)
+
     def word(self, i: int) -> int:
         s, n = self.s, self.n
         begin = i
         while i < n and s[i] not in _META:
             c = s[i]
-            if c == "\\":
-                i += 2
-            elif c == "'":
-                i = self.squote(i)
-            elif c == '"':
-                i = self.dquote(i)
-            elif c == "$":
-                i = self.dollar(i)
-            elif c == "`":
-                i = self.backtick(i)
+            if c in _QUOTING:
+                i = self.skip_quoted(i)
             elif c == "=" and i + 1 < n and s[i + 1] == "(" and _NAME.match(s[begin:i]):
                 j = self.balanced(i + 1)
                 self.wordify(i + 1, j)
@@ -473,16 +482,8 @@ class _Rewriter:
         depth = 0
         while i < n:
             c = s[i]
-            if c == "\\":
-                i += 2
-            elif c == "'":
-                i = self.squote(i)
-            elif c == '"':
-                i = self.dquote(i)
-            elif c == "$":
-                i = self.dollar(i)
-            elif c == "`":
-                i = self.backtick(i)
+            if c in _QUOTING:
+                i = self.skip_quoted(i)
             elif c == "(":
                 depth += 1
                 i += 1
@@ -502,16 +503,8 @@ class _Rewriter:
         depth = 0
         while i < n:
             c = s[i]
-            if c == "\\":
-                i += 2
-            elif c == "'":
-                i = self.squote(i)
-            elif c == '"':
-                i = self.dquote(i)
-            elif c == "$":
-                i = self.dollar(i)
-            elif c == "`":
-                i = self.backtick(i)
+            if c in _QUOTING:
+                i = self.skip_quoted(i)
             elif c == "(":
                 depth += 1
                 i += 1
