@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 
 
@@ -24,8 +22,3 @@ def tap_task(
         fail_to_pass=f2p,
         pass_to_pass=p2p,
     )
-
-
-@pytest.fixture
-def make_tap_task() -> object:
-    return tap_task
