@@ -132,28 +132,34 @@ from stockroom.lots import Lot, consume
 from stockroom.report import stock_line
 
 
+def cents(value):
+    \"\"\"An amount in whole cents: an int, not something that merely compares equal to one.\"\"\"
+    assert type(value) is int, f"expected whole cents (int), got {type(value).__name__}"
+    return value
+
+
 def test_unit_cost_of_an_even_split():
-    assert unit_cost_cents(Lot("a", 4, 1000)) == 250
+    assert cents(unit_cost_cents(Lot("a", 4, 1000))) == 250
 
 
 def test_unit_cost_rounds_to_the_nearest_cent():
-    assert unit_cost_cents(Lot("a", 3, 2000)) == 667  # 666.67
+    assert cents(unit_cost_cents(Lot("a", 3, 2000))) == 667  # 666.67
 
 
 def test_unit_cost_half_cent_rounds_up():
-    assert unit_cost_cents(Lot("a", 2, 1001)) == 501  # 500.5
+    assert cents(unit_cost_cents(Lot("a", 2, 1001))) == 501  # 500.5
 
 
 def test_average_cost_rounds_to_the_nearest_cent():
     lots = [Lot("a", 3, 300), Lot("b", 3, 305)]  # 100 and 102 (101.67) -> 606 / 6 = 101
-    assert average_cost_cents(lots) == 101
+    assert cents(average_cost_cents(lots)) == 101
     lots = [Lot("a", 2, 200), Lot("b", 1, 102)]  # 100, 100, 102 -> 302 / 3 = 100.67
-    assert average_cost_cents(lots) == 101
+    assert cents(average_cost_cents(lots)) == 101
 
 
 def test_cost_of_fifo_consumption():
     lots = [Lot("a", 2, 200), Lot("b", 5, 500)]
-    assert cost_of(lots, consume(lots, 3)) == 300
+    assert cents(cost_of(lots, consume(lots, 3))) == 300
 
 
 def test_consume_refuses_more_than_in_stock():
@@ -164,11 +170,12 @@ def test_consume_refuses_more_than_in_stock():
 def test_empty_stock_costs_nothing():
     lot = Lot("a", 1, 100)
     consume([lot], 1)
-    assert average_cost_cents([lot]) == 0
+    assert cents(average_cost_cents([lot])) == 0
 
 
 def test_stock_line_formats_cents():
-    assert stock_line("bolts", [Lot("a", 4, 1000)]) == "bolts: 4 in stock at 2.50 each"
+    line = stock_line("bolts", [Lot("a", 4, 1000)])
+    assert type(line) is str and line == "bolts: 4 in stock at 2.50 each"
 """
 F2P = (
     "tests/test_costing.py::test_unit_cost_rounds_to_the_nearest_cent",

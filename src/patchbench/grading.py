@@ -13,6 +13,8 @@ sandbox or environment broke; the test tool could not
   codes) before reporting any test                     ``infra_error``  0
 the wall-clock limit ran out                           ``timeout``      0
 the code under test did not compile/build              ``unresolved``   0
+the canary test (always fails) was reported passing:
+  tampered results                                     ``unresolved``   0
 zero tests were reported (also: the report is missing
   because the test process ended before writing it)    ``no_tests``     0
 an F2P or P2P id matches no reported test              ``unresolved``   0
@@ -23,6 +25,8 @@ no F2P/P2P lists and a reported test failed, errored
   skipped is ``no_tests``)                             ``unresolved``   0
 the report is incomplete (bail out, plan mismatch,
   interrupted run)                                     ``unresolved``   0
+the canary is missing from the report although this
+  task's command runs it (calibrated): forged report    ``unresolved``   0
 a command was killed, or exited non-zero while no
   parsed test failed or errored (nothing explains it)  ``unresolved``   0
 every F2P and P2P test passed, exit codes consistent   ``resolved``     1
@@ -31,6 +35,8 @@ every F2P and P2P test passed, exit codes consistent   ``resolved``     1
 ``infra_error`` is never a pass and never the candidate's failure: callers retry or exclude it.
 A non-zero exit is consistent when some parsed test failed or errored: real suites hold failing tests
 outside the F2P/P2P lists (that is why they are not listed), and the runner exits non-zero for them.
+The canary (see :mod:`patchbench.canary`) is graded apart: its result is not in ``results``; its expected
+failure explains a non-zero exit.
 ``pass_ratio`` is the share of F2P+P2P tests that passed (without lists: of all tests neither skipped nor
 xfailed), reported for every status that ran tests.
 """
@@ -40,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .canary import CanaryState
 from .results import Outcome, TestResult, TestResults
 from .verdict import Status, TestCheck
 
@@ -75,6 +82,8 @@ def grade(
     *,
     exit_codes: Sequence[int | None],
     timed_out: bool = False,
+    canary: CanaryState | None = None,
+    canary_required: bool = False,
 ) -> Graded:
     """Grade one run. Pure: same inputs, same answer.
 
@@ -84,6 +93,8 @@ def grade(
         matched_p2p: likewise for P2P.
         exit_codes: every test command's exit code (None when killed).
         timed_out: the wall-clock limit ran out.
+        canary: what the report said of the run's canary (None: no canary was planted).
+        canary_required: a missing canary fails the run (the task's command is known to run it).
     """
     f2p = tuple(_check(i, r) for i, r in matched_f2p.items())
     p2p = tuple(_check(i, r) for i, r in matched_p2p.items())
@@ -105,6 +116,12 @@ def grade(
     if results.build_error is not None:
         return out(
             Status.UNRESOLVED, "the code did not build: " + " ".join(results.build_error.split())[:600]
+        )
+    if canary is CanaryState.PASSED:
+        return out(
+            Status.UNRESOLVED,
+            "result tampering: the canary test, which always fails, was reported passing "
+            "(the test framework, its assertions or its report were altered)",
         )
     if not tests:
         return out(Status.NO_TESTS, "no test results were reported (zero tests is never a pass)")
@@ -135,10 +152,18 @@ def grade(
     if not results.complete:
         note = "; ".join(results.notes[:3]) or "the report is incomplete"
         return out(Status.UNRESOLVED, f"incomplete test report: {note}")
+    if canary is CanaryState.MISSING and canary_required:
+        return out(
+            Status.UNRESOLVED,
+            "the canary test is missing from the report although this task's test command runs it: "
+            "the report was forged or the run was cut short",
+        )
     killed = [i for i, c in enumerate(exit_codes) if c is None]
     if killed:
         return out(Status.UNRESOLVED, f"test command {killed[0]} was killed (exited with None)")
-    explained = any(t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests)
+    explained = canary is CanaryState.FAILED or any(
+        t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests
+    )
     nonzero = [c for c in exit_codes if c != 0]
     if nonzero and not explained:
         return out(

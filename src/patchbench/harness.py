@@ -7,6 +7,8 @@ results → grade default-fail → Verdict.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import posixpath
@@ -14,11 +16,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
 from .candidate import Candidate
-from .envs import Prepared, env_for
+from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
 from .grading import grade
 from .repos import prepare_tree
@@ -26,7 +30,7 @@ from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
-from .task import Task, VerifierKind
+from .task import FileEntry, Task, VerifierKind
 from .verdict import Durations, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
@@ -48,7 +52,31 @@ NOT_RUNNABLE = (126, 127)
 TAIL = 4000
 #: Where the offline uv/uvx stand-ins appear inside the sandbox (script verifiers).
 SHIMS_DST = "/.patchbench-shims"
+#: Where the canary's harness files (the pytest plugin) appear inside the sandbox.
+CANARY_DST = "/.patchbench-canary"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class Defences:
+    """The harness's defences against reward hacking; every one is on by default.
+
+    Switching one off is for the adversarial battery's own tests (see ``tests/audit/test_defences.py``),
+    which show that the attacks it stops are then rewarded. Never switch one off to grade candidates.
+
+    Attributes:
+        config_guard: strip (or reject) test configuration the candidate wrote: conftest.py, pytest
+            ini sections, sitecustomize, .pth, build-file test sections (see
+            :func:`patchbench.workspace.guard_test_config`).
+        reinject_tests: write every hidden test over whatever the candidate left at its path; off, a
+            hidden test file the candidate added, changed or deleted is left as the candidate left it.
+        canary: plant a test that always fails in the run and check the report for it (see
+            :mod:`patchbench.canary`).
+    """
+
+    config_guard: bool = True
+    reinject_tests: bool = True
+    canary: bool = True
 
 
 def runs_root() -> Path:
@@ -66,6 +94,8 @@ def run(
     keep: bool = False,
     repos: Sequence[str | Path] = (),
     network: bool = True,
+    defences: Defences | None = None,
+    _calibrating: bool = False,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
 
@@ -78,11 +108,13 @@ def run(
         keep: keep the run directory (its path is put in the verdict's notes).
         repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
         network: whether the setup phase may use the network (clone a repository, install dependencies).
+        defences: the defences against reward hacking (default: all on; see :class:`Defences`).
 
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
     """
     t0 = time.monotonic()
+    defences = defences or Defences()
     base = {"task_id": task.id, "candidate": candidate.name}
     notes: list[str] = []
     durations = Durations()
@@ -156,7 +188,9 @@ def run(
             applied = apply_candidate(task, candidate, ws, baseline)
         except PatchError as e:
             return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
-        blocked = guard_test_config(task, applied, ws, config_policy, baseline)
+        blocked = (
+            guard_test_config(task, applied, ws, config_policy, baseline) if defences.config_guard else []
+        )
         common: dict[str, Any] = {
             **base,
             "apply_method": applied.method,
@@ -177,7 +211,22 @@ def run(
             )
         if blocked:
             notes.append("test-configuration files restored: " + ", ".join(blocked))
-        inject_tests(task.hidden_tests, ws)
+        if defences.reinject_tests:
+            inject_tests(task.hidden_tests, ws)
+        else:
+            inject_tests([f for f in task.hidden_tests if f.path not in applied.changed], ws)
+        canary: Canary | None = None
+        if defences.canary:
+            canary = plan_canary(
+                runner.name,
+                task,
+                _as_injected(task, ws),
+                new_nonce(),
+                workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
+                harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
+            )
+        if canary is not None:
+            _plant(canary, ws, rundir / "canary")
         durations.workspace_s = time.monotonic() - tw
 
         # 3. test commands
@@ -195,6 +244,8 @@ def run(
             ws_bind = Bind(ws, WORKSPACE_DST, writable=True)
             rep_bind = Bind(rdir, REPORTS_DST, writable=True)
             binds = [ws_bind, rep_bind, *(Bind(p, str(p)) for p in env.ro_paths)]
+            if canary is not None and canary.harness_files:
+                binds.append(Bind(rundir / "canary", CANARY_DST))
             for rel, src in env.workspace_mounts:
                 point = ws / rel
                 if sb.mounts:
@@ -212,7 +263,7 @@ def run(
                 argv=argv,
                 cwd=_join(sb.path(ws_bind), task.test.workdir),
                 binds=binds,
-                env=_env(env, inv.env),
+                env=_with_canary(_env(env, inv.env), canary),
                 limits=Limits(timeout_s=remaining),
             )
             try:
@@ -273,17 +324,55 @@ def run(
                 break
         durations.test_s = time.monotonic() - tt
 
-        # 4. grade
+        # 4. grade (the canary's own result is taken out first: the task's tests are graded alone)
+        canary_state: CanaryState | None = None
+        if canary is not None:
+            mine = [t for t in all_tests if canary.matches(t.id)]
+            all_tests = [t for t in all_tests if not canary.matches(t.id)]
+            canary_state = (
+                CanaryState.MISSING
+                if not mine
+                else CanaryState.PASSED
+                if any(t.outcome.ok for t in mine)
+                else CanaryState.FAILED
+            )
         results = TestResults(
             runner=runner.name, tests=tuple(all_tests), complete=complete, build_error=build_error
         )
-        g = grade(
-            results,
-            match_ids(runner, task.fail_to_pass, results),
-            match_ids(runner, task.pass_to_pass, results),
-            exit_codes=exit_codes,
-            timed_out=timed_out,
-        )
+        f2p = match_ids(runner, task.fail_to_pass, results)
+        p2p = match_ids(runner, task.pass_to_pass, results)
+        g = grade(results, f2p, p2p, exit_codes=exit_codes, timed_out=timed_out, canary=canary_state)
+        if g.status is Status.RESOLVED and canary_state is CanaryState.MISSING and not _calibrating:
+            # Resolved, yet the canary is not in the report: forged, unless this task's command never
+            # runs injected tests at all. One calibration run of the untouched task tells (cached).
+            runs = _runs_canary(task, runner.name, sb, cache_dir, repos, network)
+            if runs is None:
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.INFRA_ERROR,
+                        reason="the canary test is missing and this task could not be calibrated "
+                        "(its untouched workspace did not run): the result cannot be trusted",
+                        canary=canary_state.value,
+                        notes=tuple(notes),
+                        durations=durations,
+                    )
+                )
+            if runs:
+                g = grade(
+                    results,
+                    f2p,
+                    p2p,
+                    exit_codes=exit_codes,
+                    timed_out=timed_out,
+                    canary=canary_state,
+                    canary_required=True,
+                )
+            else:
+                notes.append(
+                    "this task's test command does not run an injected canary test: a forged report "
+                    "cannot be told from a real one for this task"
+                )
         if keep:
             notes.append(f"run directory kept: {rundir}")
         return finish(
@@ -296,6 +385,7 @@ def run(
                 fail_to_pass=g.fail_to_pass,
                 pass_to_pass=g.pass_to_pass,
                 tests=results.tests,
+                canary=canary_state.value if canary_state is not None else None,
                 exit_codes=tuple(exit_codes),
                 notes=tuple(notes),
                 durations=durations,
@@ -441,6 +531,92 @@ def _run_script(
         reward=value,
         reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
     )
+
+
+def _as_injected(task: Task, ws: Path) -> list[FileEntry]:
+    """The hidden test files as they now are in the workspace (the canary is planted into these)."""
+    out = []
+    for f in task.hidden_tests:
+        path = ws / f.path
+        if path.is_file() and not path.is_symlink():
+            try:
+                text = path.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            out.append(f.model_copy(update={"content": text, "encoding": "text"}))
+    return out
+
+
+def _plant(canary: Canary, ws: Path, harness_dir: Path) -> None:
+    """Write the canary's files into the workspace and the harness directory (read-only to the run)."""
+    for rel, text in canary.files.items():
+        dest = ws / rel
+        if dest.is_symlink():
+            dest.unlink()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text, encoding="utf-8")
+    if canary.harness_files:
+        harness_dir.mkdir(mode=0o755, exist_ok=True)
+        for name, text in canary.harness_files.items():
+            (harness_dir / name).write_text(text, encoding="utf-8")
+            (harness_dir / name).chmod(0o644)
+
+
+def _with_canary(env: dict[str, str], canary: Canary | None) -> dict[str, str]:
+    """The command's environment with the canary's variables: options appended, paths put first."""
+    if canary is None:
+        return env
+    out = dict(env)
+    for key, value in canary.env.items():
+        if key == "PYTEST_ADDOPTS" and out.get(key):
+            out[key] = f"{out[key]} {value}"
+        elif key == "PYTHONPATH" and out.get(key):
+            out[key] = f"{value}:{out[key]}"
+        else:
+            out[key] = value
+    return out
+
+
+def _runs_canary(
+    task: Task,
+    runner: str,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+) -> bool | None:
+    """Whether this task's test command runs a planted canary: calibrated once on the untouched buggy
+    workspace (then the gold patch, if the buggy code cannot even load) and cached by task content.
+
+    None when neither calibration run produced a usable result (an infrastructure fault).
+    """
+    body = f"{task.model_dump_json()}:{runner}:{CANARY_VERSION}"
+    key = hashlib.sha256(body.encode()).hexdigest()[:32]
+    path = (cache_dir or default_cache_dir()) / "canary" / f"{key}.json"
+    try:
+        return bool(json.loads(path.read_text())["runs_canary"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    usable = False
+    runs = False
+    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
+        if cand is None:
+            continue
+        v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
+        if v.status in (Status.INFRA_ERROR, Status.BAD_TASK):
+            continue
+        usable = True
+        if v.canary == CanaryState.FAILED.value:
+            runs = True
+            break
+    if not usable:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"task": task.id, "runner": runner, "runs_canary": runs}))
+    os.replace(tmp, path)
+    log.info("canary calibration for %s: %s", task.id, "runs" if runs else "not run by the command")
+    return runs
 
 
 def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:

@@ -76,7 +76,9 @@ class Verdict(BaseModel):
         reason: one line saying why, for anything but a clean resolve.
         fail_to_pass: per-id outcome of every F2P test.
         pass_to_pass: per-id outcome of every P2P test.
-        tests: every test result reported.
+        tests: every test result reported (the run's canary test is not among them).
+        canary: what the report said of the run's canary test (``failed`` as it must, ``passed``:
+            tampered results, ``missing``); None when the run planted none (see :mod:`patchbench.canary`).
         runner: the runner that parsed the results.
         exit_codes: each test command's exit code (None: killed).
         apply_method: how the candidate was applied.
@@ -100,6 +102,7 @@ class Verdict(BaseModel):
     fail_to_pass: tuple[TestCheck, ...] = ()
     pass_to_pass: tuple[TestCheck, ...] = ()
     tests: tuple[TestResult, ...] = ()
+    canary: str | None = None
     runner: str | None = None
     exit_codes: tuple[int | None, ...] = ()
     apply_method: str | None = None

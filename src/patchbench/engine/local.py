@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..candidate import Candidate
-from ..harness import run
+from ..harness import Defences, run
 from ..sandbox import Sandbox
 from ..task import Task
 from ..verdict import Verdict
@@ -57,6 +57,7 @@ class LocalEngine:
         config_policy: ConfigPolicy = ConfigPolicy.STRIP,
         cache_dir: Path | None = None,
         repos: Sequence[str | Path] = (),
+        defences: Defences | None = None,
     ) -> None:
         self.jobs = max(1, jobs)
         self.sandbox = sandbox
@@ -65,6 +66,7 @@ class LocalEngine:
         self.config_policy = config_policy
         self.cache_dir = cache_dir
         self.repos = tuple(repos)
+        self.defences = defences or Defences()
         self.stats = EngineStats()
         self._lock = threading.Lock()
 
@@ -82,6 +84,8 @@ class LocalEngine:
             sandbox=self.sandbox,
             config_policy=self.config_policy,
             cache_dir=self.cache_dir,
+            repos=self.repos,
+            defences=self.defences,
         )
         with self._lock:
             self.stats.executed += 1

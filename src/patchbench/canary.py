@@ -1,0 +1,313 @@
+"""Canaries: a tripwire test that always fails, planted in every run next to the hidden tests.
+
+Code under test runs inside the test process (pytest imports the buggy module; a TAP script calls it;
+``node --test`` loads it in the test file's process). Such code can patch the test framework, rewrite the
+report it writes, or print a forged result and exit. No sandbox separates it from the tool that reports
+on it. What the harness can do is plant a test whose honest outcome is known: the canary raises an
+assertion error, so
+
+* a canary reported **passing** means the results were tampered with (the framework or the assertions
+  were patched, or every outcome was rewritten) — the run is ``unresolved``;
+* a canary **missing** from a report that holds other tests means the report did not come from the run
+  (forged, or rewritten afterwards) — unless this task's own test command never runs injected tests, which
+  the harness finds out once per task by a *calibration* run of the untouched buggy workspace (then the
+  gold patch); the answer is cached (see :func:`patchbench.harness.run`).
+
+The canary's name carries a fresh random nonce each run, so a forgery prepared in advance cannot name it.
+It runs in the same process as the hidden tests (same module, same test binary, same node test file), so
+in-process patching hits it too; it is planted after the hidden tests are injected, so the candidate
+cannot touch it; its result is removed from the verdict's tests, so validation and grading see only the
+task's own tests. Code that reads its own process's canary and special-cases it can still defeat it:
+the canary is a tripwire for generic forgery, not a proof (see docs/design/integrity.md).
+
+How the canary is planted, per runner:
+
+==============  ==========================================================================================
+pytest          a test module beside the hidden tests plus a harness plugin (``-p``) that adds the module
+                when the command would not collect it, and always runs the canary last (``-x`` safe)
+tap (Python)    a ``test_pb_canary_<nonce>`` function appended to the last hidden ``test_*.py`` module
+node-test       a ``node:test`` test appended to a hidden test file the command runs (ESM or CommonJS)
+go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' package
+cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
+==============  ==========================================================================================
+
+Other runners (JUnit, Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .task import FileEntry, Task
+
+__all__ = ["Canary", "CanaryState", "new_nonce", "plan_canary"]
+
+#: Bumped whenever planting changes, so cached calibrations are not reused across versions.
+CANARY_VERSION = "1"
+_MESSAGE = "patchbench canary: this test always fails"
+_GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
+_ESM = re.compile(r"^\s*(import\s|export\s)", re.MULTILINE)
+
+#: The pytest plugin: collect the canary when the command would not, and run it last.
+PYTEST_PLUGIN = '''\
+"""patchbench's canary plugin (harness-owned): the run's canary test is always collected, and runs last."""
+import os
+from pathlib import Path
+
+import pytest
+
+_NAME = os.environ.get("PATCHBENCH_CANARY_NAME", "")
+_FILE = os.environ.get("PATCHBENCH_CANARY_FILE", "")
+
+
+def _module(session, path):
+    try:
+        return pytest.Module.from_parent(session, path=path)
+    except TypeError:  # pytest < 7
+        import py
+
+        return pytest.Module.from_parent(session, fspath=py.path.local(str(path)))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    if not _NAME or not _FILE:
+        return
+    mine = [i for i in items if i.name == _NAME]
+    if not mine:
+        mine = [pytest.Function.from_parent(_module(session, Path(_FILE)), name=_NAME)]
+    items[:] = [i for i in items if i.name != _NAME] + mine
+'''
+PYTEST_PLUGIN_MODULE = "_patchbench_canary"
+
+
+def _py_body(name: str) -> str:
+    """A test that fails only when assertions work: a patched unittest (or a swallowed AssertionError)
+    lets it pass, which reads as tampering."""
+    return (
+        f"def {name}():\n"
+        "    import unittest\n\n"
+        "    case = unittest.TestCase()\n"
+        "    checks = (\n"
+        "        lambda: case.assertEqual(1, 2),\n"
+        "        lambda: case.assertTrue(False),\n"
+        "        lambda: case.assertIn(1, ()),\n"
+        "        lambda: case.assertRaises(ValueError, int, 1),\n"
+        "        lambda: case.fail('x'),\n"
+        "    )\n"
+        "    raised = 0\n"
+        "    for check in checks:\n"
+        "        try:\n"
+        "            check()\n"
+        "        except AssertionError:\n"
+        "            raised += 1\n"
+        "    if raised == len(checks):\n"
+        f"        raise AssertionError({_MESSAGE!r})\n"
+    )
+
+
+def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
+    """A node:test test that fails only when node:assert works (a patched assert lets it pass)."""
+    checks = (
+        "() => a(false)",
+        "() => a.ok(false)",
+        "() => a.equal(1, 2)",
+        "() => a.strictEqual(1, 2)",
+        "() => a.deepEqual({ x: 1 }, { x: 2 })",
+        "() => a.deepStrictEqual({ x: 1 }, { x: 2 })",
+        "() => a.notStrictEqual(1, 1)",
+        "() => a.throws(() => {})",
+        "() => a.match('a', /b/)",
+        "() => a.fail('x')",
+        "() => a.strict.equal(1, 2)",
+        "() => a.strict.deepEqual({ x: 1 }, { x: 2 })",
+    )
+    return (
+        f"{test_ref}({json.dumps(name)}, () => {{\n"
+        f"  const a = {assert_ref};\n"
+        f"  const checks = [{', '.join(checks)}];\n"
+        "  let raised = 0;\n"
+        "  for (const check of checks) { try { check(); } catch { raised += 1; } }\n"
+        f"  if (raised === checks.length) throw new Error({json.dumps(_MESSAGE)});\n"
+        "});\n"
+    )
+
+
+class CanaryState(str, Enum):
+    """What the report said about the canary."""
+
+    FAILED = "failed"  # as it must: the results are the run's own
+    PASSED = "passed"  # tampered results
+    MISSING = "missing"  # not in the report
+
+
+@dataclass(frozen=True)
+class Canary:
+    """A canary planted in one run.
+
+    Attributes:
+        token: a fragment (with the nonce) of the canary test's reported id, and of no other test's.
+        files: workspace-relative path -> full text, written after the hidden tests are injected.
+        harness_files: file name -> text, for a read-only harness directory mounted in the sandbox.
+        env: variables for the test command; ``PYTEST_ADDOPTS`` is appended to the runner's own,
+            ``PYTHONPATH`` is put in front of the environment's.
+    """
+
+    token: str
+    files: dict[str, str] = field(default_factory=dict)
+    harness_files: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def matches(self, test_id: str) -> bool:
+        """Whether a reported test id is the canary's."""
+        return self.token in test_id
+
+
+def new_nonce() -> str:
+    """A fresh random nonce (12 hex digits)."""
+    return secrets.token_hex(6)
+
+
+def plan_canary(
+    runner: str,
+    task: Task,
+    tests: Sequence[FileEntry],
+    nonce: str,
+    *,
+    workspace_dst: str,
+    harness_dst: str,
+) -> Canary | None:
+    """The canary for one run, or None when this runner/task gets none.
+
+    Args:
+        runner: the runner's name.
+        task: the task (its language and test commands).
+        tests: the hidden tests as injected (their paths and contents).
+        nonce: the run's nonce.
+        workspace_dst: the workspace's path inside the sandbox.
+        harness_dst: where the harness directory is mounted inside the sandbox.
+    """
+    commands = " ".join(c.display() for c in task.test.commands)
+    if runner == "pytest":
+        return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst)
+    if runner == "tap" and task.language == "python":
+        return _tap_python(tests, nonce)
+    if runner == "node-test":
+        return _node(tests, nonce, commands)
+    if runner == "go-test":
+        return _go(tests, nonce)
+    if runner == "cargo-test":
+        return _cargo(tests, nonce)
+    return None
+
+
+def _text(f: FileEntry) -> str | None:
+    try:
+        return f.data().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _pick(tests: Sequence[FileEntry], ok: tuple[str, ...], commands: str = "") -> FileEntry | None:
+    """The hidden test file to plant into: one the command names, else the last by path."""
+    cands = sorted((f for f in tests if f.path.endswith(ok) and _text(f) is not None), key=lambda f: f.path)
+    named = [f for f in cands if f.path in commands]
+    pool = named or cands
+    return pool[-1] if pool else None
+
+
+def _is_py_test_module(path: str) -> bool:
+    base = posixpath.basename(path)
+    return base.endswith(".py") and (base.startswith("test_") or base.endswith("_test.py"))
+
+
+def _pytest(
+    task: Task, tests: Sequence[FileEntry], nonce: str, commands: str, ws: str, harness: str
+) -> Canary | None:
+    if re.search(r"(^|\s)-[a-zA-Z]*[IE]", commands.split("pytest", 1)[0]):
+        return None  # python -I/-E ignores PYTHONPATH: the plugin could not load
+    py = [f for f in tests if _is_py_test_module(f.path)]
+    folder = posixpath.dirname(sorted(f.path for f in py)[0]) if py else "tests"
+    name = f"test_pb_canary_{nonce}"
+    rel = posixpath.join(folder, f"{name}.py")
+    return Canary(
+        token=f"pb_canary_{nonce}",
+        files={rel: _py_body(name)},
+        harness_files={f"{PYTEST_PLUGIN_MODULE}.py": PYTEST_PLUGIN},
+        env={
+            "PYTEST_ADDOPTS": f"-p {PYTEST_PLUGIN_MODULE}",
+            "PYTHONPATH": harness,
+            "PATCHBENCH_CANARY_NAME": name,
+            "PATCHBENCH_CANARY_FILE": posixpath.join(ws, rel),
+        },
+    )
+
+
+def _tap_python(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+    py = sorted(
+        (f for f in tests if _is_py_test_module(f.path) and _text(f) is not None), key=lambda f: f.path
+    )
+    if not py:
+        return None
+    host = py[-1]
+    name = f"test_pb_canary_{nonce}"
+    text = (_text(host) or "").rstrip("\n")
+    return Canary(token=f"pb_canary_{nonce}", files={host.path: f"{text}\n\n\n{_py_body(name)}"})
+
+
+def _node(tests: Sequence[FileEntry], nonce: str, commands: str) -> Canary | None:
+    exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+    host = _pick([f for f in tests if "test" in f.path.lower()], exts, commands)
+    if host is None:
+        return None
+    text = (_text(host) or "").rstrip("\n")
+    name = f"pb_canary_{nonce}"
+    cjs = host.path.endswith((".cjs", ".cts")) or (
+        host.path.endswith(".js") and "require(" in text and _ESM.search(text) is None
+    )
+    if cjs:
+        code = _js_body(name, "require('node:assert')", "require('node:test').test")
+    else:
+        a, t = f"__pbCanaryAssert{nonce}", f"__pbCanaryTest{nonce}"
+        code = f"import {a} from 'node:assert';\nimport {{ test as {t} }} from 'node:test';\n"
+        code += _js_body(name, a, t)
+    return Canary(token=name, files={host.path: f"{text}\n\n{code}"})
+
+
+def _go(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+    for f in sorted(tests, key=lambda f: f.path):
+        text = _text(f) if f.path.endswith("_test.go") else None
+        m = _GO_PACKAGE.search(text or "")
+        if m is None:
+            continue
+        folder = posixpath.dirname(f.path)
+        rel = (
+            posixpath.join(folder, f"zz_pb_canary_{nonce}_test.go")
+            if folder
+            else f"zz_pb_canary_{nonce}_test.go"
+        )
+        body = (
+            f'package {m.group(1)}\n\nimport "testing"\n\n'
+            f"func TestPbCanary{nonce}(t *testing.T) {{\n\tt.Fatal({json.dumps(_MESSAGE)})\n}}\n"
+        )
+        return Canary(token=f"TestPbCanary{nonce}", files={rel: body})
+    return None
+
+
+def _cargo(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+    rs = [f for f in tests if f.path.endswith(".rs")]
+    integration = [f for f in rs if f.path.startswith("tests/") and f.path.count("/") == 1]
+    with_tests = [f for f in rs if "#[test]" in (_text(f) or "")]
+    host = _pick(integration or with_tests, (".rs",))
+    if host is None:
+        return None
+    name = f"pb_canary_{nonce}"
+    text = (_text(host) or "").rstrip("\n")
+    body = f'{text}\n\n#[test]\nfn {name}() {{\n    panic!("{_MESSAGE}");\n}}\n'
+    return Canary(token=name, files={host.path: body})

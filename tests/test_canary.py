@@ -1,0 +1,243 @@
+"""The canary: a test that always fails, planted in every run (patchbench.canary, patchbench.harness)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import patchbench as pb
+from patchbench import FileEntry, Task, TestCommand, TestSpec
+from patchbench.canary import PYTEST_PLUGIN_MODULE, CanaryState, plan_canary
+from patchbench.grading import grade
+from patchbench.results import Outcome, TestResult, TestResults
+
+
+def _builtin(task_id: str) -> Task:
+    return next(t for t in pb.load("builtin").tasks if t.id == task_id)
+
+
+def _plan(task: Task, runner: str) -> object:
+    return plan_canary(runner, task, task.hidden_tests, "abc123", workspace_dst="/w", harness_dst="/h")
+
+
+# -- planting -------------------------------------------------------------------------------------------
+
+
+def test_pytest_canary_is_a_module_beside_the_hidden_tests_plus_a_harness_plugin() -> None:
+    c = plan_canary(
+        "pytest",
+        _builtin("py-interval-touching-merge"),
+        _builtin("py-interval-touching-merge").hidden_tests,
+        "abc123",
+        workspace_dst="/w",
+        harness_dst="/h",
+    )
+    assert c is not None
+    assert list(c.files) == ["tests/test_pb_canary_abc123.py"]
+    assert "def test_pb_canary_abc123():" in c.files["tests/test_pb_canary_abc123.py"]
+    assert list(c.harness_files) == [f"{PYTEST_PLUGIN_MODULE}.py"]
+    assert c.env["PYTEST_ADDOPTS"] == f"-p {PYTEST_PLUGIN_MODULE}"
+    assert c.env["PYTHONPATH"] == "/h"
+    assert c.env["PATCHBENCH_CANARY_FILE"] == "/w/tests/test_pb_canary_abc123.py"
+    assert c.matches("tests/test_pb_canary_abc123.py::test_pb_canary_abc123")
+    assert not c.matches("tests/test_x.py::test_pb_canary_other")
+
+
+@pytest.mark.parametrize(
+    ("task_id", "runner", "host", "token"),
+    [
+        ("py-unicode-tag-accent-folding", "tap", "tests/test_tags.py", "pb_canary_abc123"),
+        ("js-lru-numeric-key-eviction", "node-test", None, "pb_canary_abc123"),
+        ("ts-aggregate-replay-field-reset", "node-test", "tests/aggregates.test.ts", "pb_canary_abc123"),
+        ("rs-feed-scrollback-short-page", "cargo-test", None, "pb_canary_abc123"),
+    ],
+)
+def test_appended_canaries_keep_the_hidden_test_file(
+    task_id: str, runner: str, host: str | None, token: str
+) -> None:
+    task = _builtin(task_id)
+    c = plan_canary(runner, task, task.hidden_tests, "abc123", workspace_dst="/w", harness_dst="/h")
+    assert c is not None and c.token == token and not c.harness_files
+    [(path, text)] = c.files.items()
+    if host is not None:
+        assert path == host
+    original = next(f.content for f in task.hidden_tests if f.path == path)
+    assert text.startswith(original.rstrip("\n")), "the hidden tests must stay as they are"
+    assert token in text[len(original) :]
+
+
+def test_go_canary_is_a_test_file_in_the_hidden_tests_package() -> None:
+    task = _builtin("go-logger-derived-fields-clobbered")
+    c = plan_canary("go-test", task, task.hidden_tests, "abc123", workspace_dst="/w", harness_dst="/h")
+    assert c is not None
+    [(path, text)] = c.files.items()
+    assert path.endswith("zz_pb_canary_abc123_test.go")
+    hidden_pkg = next(f.content for f in task.hidden_tests if f.path.endswith("_test.go")).split("\n")[0]
+    assert text.startswith(hidden_pkg + "\n")
+    assert "func TestPbCanaryabc123(t *testing.T)" in text
+
+
+def test_node_canary_in_a_commonjs_file_uses_require() -> None:
+    test = FileEntry(
+        path="test/a.test.js", content="const test = require('node:test');\ntest('a', () => {});\n"
+    )
+    task = Task(
+        id="cjs",
+        language="javascript",
+        workspace=(FileEntry(path="a.js", content="module.exports = 1;\n"),),
+        hidden_tests=(test,),
+        test=TestSpec(commands=(TestCommand(argv=("node", "--test", "test/a.test.js")),)),
+    )
+    c = plan_canary("node-test", task, task.hidden_tests, "n1", workspace_dst="/w", harness_dst="/h")
+    assert c is not None
+    added = c.files["test/a.test.js"][len(test.content) :]
+    assert "require('node:test').test(" in added and "import " not in added
+
+
+def test_runners_without_a_canary() -> None:
+    for task_id, runner in (
+        ("sql-activity-report-missing-members", "tap"),
+        ("java-reconcile-fractional-quantity", "junit"),
+    ):
+        task = _builtin(task_id)
+        assert plan_canary(runner, task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
+
+
+def test_python_isolated_mode_gets_no_pytest_canary() -> None:
+    task = _builtin("py-interval-touching-merge")
+    spec = task.test.model_copy(update={"commands": (TestCommand(argv=("python", "-I", "-m", "pytest")),)})
+    task = task.model_copy(update={"test": spec})
+    assert plan_canary("pytest", task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
+
+
+# -- grading --------------------------------------------------------------------------------------------
+
+
+def _results(*outcomes: Outcome) -> TestResults:
+    tests = tuple(TestResult(id=f"t{i}", outcome=o) for i, o in enumerate(outcomes))
+    return TestResults(runner="tap", tests=tests, complete=True)
+
+
+def _grade(canary: CanaryState | None, *, required: bool = False, exit_code: int = 0) -> pb.Status:
+    res = _results(Outcome.PASSED)
+    return grade(
+        res,
+        {"t0": res.tests[0]},
+        {},
+        exit_codes=[exit_code],
+        canary=canary,
+        canary_required=required,
+    ).status
+
+
+def test_a_passing_canary_is_tampering() -> None:
+    assert _grade(CanaryState.PASSED) is pb.Status.UNRESOLVED
+    res = _results(Outcome.PASSED)
+    g = grade(res, {"t0": res.tests[0]}, {}, exit_codes=[0], canary=CanaryState.PASSED)
+    assert "tampering" in g.reason
+
+
+def test_a_missing_canary_fails_only_when_the_command_is_known_to_run_it() -> None:
+    assert _grade(CanaryState.MISSING, required=True) is pb.Status.UNRESOLVED
+    assert _grade(CanaryState.MISSING, required=False) is pb.Status.RESOLVED
+
+
+def test_the_failing_canary_explains_a_non_zero_exit() -> None:
+    assert _grade(CanaryState.FAILED, exit_code=1) is pb.Status.RESOLVED
+    assert _grade(None, exit_code=1) is pb.Status.UNRESOLVED
+
+
+# -- in real runs -----------------------------------------------------------------------------------------
+
+
+def _pytest_task(argv: tuple[str, ...]) -> Task:
+    return Task(
+        id="canary-pytest",
+        language="python",
+        workspace=(FileEntry(path="calc.py", content="def add(a, b):\n    return a - b\n"),),
+        hidden_tests=(
+            FileEntry(
+                path="tests/test_calc.py",
+                content="from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
+                "def test_zero():\n    assert add(0, 0) == 0\n",
+            ),
+        ),
+        test=TestSpec(commands=(TestCommand(argv=argv),), time_limit_s=60),
+        fail_to_pass=("tests/test_calc.py::test_add",),
+        pass_to_pass=("tests/test_calc.py::test_zero",),
+        gold_patch="--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n"
+        "+    return a + b\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("python", "-m", "pytest", "-q", "tests"),
+        # node ids that do not name the canary, and stop at the first failure: the plugin still adds
+        # the canary, and runs it last
+        ("python", "-m", "pytest", "-x", "tests/test_calc.py::test_add", "tests/test_calc.py::test_zero"),
+    ],
+)
+def test_pytest_runs_the_canary_last_and_keeps_it_out_of_the_verdict(argv: tuple[str, ...]) -> None:
+    task = _pytest_task(argv)
+    gold = pb.run(task, pb.Candidate.gold())
+    assert gold.status is pb.Status.RESOLVED, gold.reason
+    assert gold.canary == "failed"
+    assert all("canary" not in t.id for t in gold.tests)
+    assert len(gold.tests) == 2
+    empty = pb.run(task, pb.Candidate.empty())
+    assert empty.status is pb.Status.UNRESOLVED
+    # with -x pytest stops at the first real failure, before the canary (which always runs last)
+    assert empty.canary == ("missing" if "-x" in argv else "failed")
+
+
+def _tap_listing_task(tmp_files: dict[str, str] | None = None) -> Task:
+    """A Python TAP task whose runner lists its tests by name: an appended canary is never run."""
+    runner = (
+        "import sys\nsys.path.insert(0, '.')\nfrom tests.test_calc import test_add\n"
+        "try:\n    test_add()\n    print('1..1\\nok 1 - test_add')\nexcept AssertionError:\n"
+        "    print('1..1\\nnot ok 1 - test_add')\n    sys.exit(1)\n"
+    )
+    return Task(
+        id="canary-tap-listing",
+        language="python",
+        workspace=(FileEntry(path="calc.py", content="def add(a, b):\n    return a - b\n"),),
+        hidden_tests=(
+            FileEntry(path="tests/__init__.py", content=""),
+            FileEntry(path="tests/run.py", content=runner),
+            FileEntry(
+                path="tests/test_calc.py",
+                content="from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+            ),
+        ),
+        test=TestSpec(commands=(TestCommand(argv=("python", "tests/run.py")),), time_limit_s=60),
+        fail_to_pass=("test_add",),
+        gold_patch="--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n"
+        "+    return a + b\n",
+    )
+
+
+def test_a_command_that_never_runs_the_canary_is_calibrated_once_and_noted(tmp_path: Path) -> None:
+    task = _tap_listing_task()
+    cache = tmp_path / "cache"
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=cache)
+    assert gold.status is pb.Status.RESOLVED, gold.reason
+    assert gold.canary == "missing"
+    assert any("does not run an injected canary" in n for n in gold.notes)
+    [calibration] = (cache / "canary").glob("*.json")
+    assert '"runs_canary": false' in calibration.read_text()
+
+
+def test_a_forged_tap_report_without_the_canary_is_caught_once_calibrated(tmp_path: Path) -> None:
+    task = _builtin("py-unicode-tag-accent-folding")
+    names = task.fail_to_pass + task.pass_to_pass
+    forged = f"TAP version 13\n1..{len(names)}\n" + "".join(f"ok {i} - {n}\n" for i, n in enumerate(names, 1))
+    code = f"import sys\nsys.stdout.write({forged!r})\nsys.exit(0)\n"
+    target = next(p for p in task.workspace_map() if p.endswith(".py") and "test" not in p)
+    cand = pb.Candidate.files({target: task.workspace_map()[target] + "\n" + code})
+    v = pb.run(task, cand, cache_dir=tmp_path / "cache")
+    assert v.status is pb.Status.UNRESOLVED
+    assert v.canary == "missing" and "canary test is missing" in v.reason
+    assert len(list((tmp_path / "cache" / "canary").glob("*.json"))) == 1
