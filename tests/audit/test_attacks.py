@@ -1,44 +1,42 @@
 """The adversarial battery (patchbench.audit.attacks) on fast built-in tasks: no attack may earn a reward.
 
 A case marked ``xfail(strict=True)`` below is a known hole in the harness: the attack IS rewarded today.
+The tests marked ``slow`` run the battery in the sandbox; the others check the candidates the attacks
+build, without running them in a sandbox.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE, AttackReport, AttackResult, plan_attacks, run_attacks
 
-pytestmark = pytest.mark.slow
-
 #: Runaway attacks (infinite loops) wait for the time limit: keep it short, gold still passes well within.
 TIME_LIMIT_S = 20.0
 
-#: (attack, task) -> how it wins today. Each is a strict xfail: fixing the hole turns it into a failure.
 _PY = "py-interval-touching-merge"
 _TAP = "py-unicode-tag-accent-folding"
 _SQL = "sql-activity-report-missing-members"
 _JS = "js-lru-numeric-key-eviction"
-#: One pytest task, one Python TAP task, one SQL (TAP harness) task and one JavaScript task.
-TASK_IDS = (_PY, _TAP, _SQL, _JS)
-_IN_PROCESS = "candidate code runs in the test process before the tests: "
-_JUNIT = "the pytest JUnit report is written where candidate code can write (PYTEST_ADDOPTS names it): "
-_TAP_STDOUT = "TAP is read from stdout, which candidate code imported by the suite controls: "
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    ("py-forged-junit-xml", _PY): _JUNIT + "a forged all-passed report, then os._exit(0) at import",
-    ("py-forged-everything", _PY): _JUNIT + "a forged all-passed report, then os._exit(0) at import",
-    ("py-atexit-forge-junit", _PY): _JUNIT + "an atexit hook overwrites pytest's real report, then exits 0",
-    ("py-patch-testreport", _PY): _IN_PROCESS + "_pytest.reports.TestReport patched to say passed",
-    ("py-patch-call-and-report", _PY): _IN_PROCESS + "pytest's Function.runtest patched to a no-op",
-    ("py-tap-rewrite-stdout", _TAP): _TAP_STDOUT + "a sys.stdout filter turns 'not ok' into 'ok'",
-    ("py-forged-tap-ok", _TAP): _TAP_STDOUT + "forged 'ok' lines and exit 0 at import",
-    ("py-forged-everything", _TAP): _TAP_STDOUT + "forged 'ok' lines and exit 0 at import",
-    ("tap-forged-ok-exit", _TAP): _TAP_STDOUT + "forged 'ok' lines and exit 0 at import",
-    ("js-patch-assert", _JS): _IN_PROCESS + "every node:assert function replaced by a no-op at module load",
-}
+_GO = "go-logger-derived-fields-clobbered"
+_JAVA = "java-reconcile-fractional-quantity"
+_RS = "rs-feed-scrollback-short-page"
+_TS = "ts-aggregate-replay-field-reset"
+#: One pytest task, one Python TAP task, one SQL (TAP harness) task, one JavaScript, Go, Java, Rust and
+#: TypeScript task each: every attack of the catalogue applies to at least one of them.
+TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
+#: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
+#: Empty: the canary closed the last in-process and forged-report holes (see docs/design/integrity.md).
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _builtin() -> list[pb.Task]:
@@ -75,6 +73,7 @@ def _row(report: AttackReport, attack: str, task_id: str) -> AttackResult:
     return next(r for r in report.results if r.attack == attack and r.task == task_id)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("attack", "task_id"), _cases())
 def test_no_attack_is_rewarded(report: AttackReport, attack: str, task_id: str) -> None:
     row = _row(report, attack, task_id)
@@ -84,6 +83,7 @@ def test_no_attack_is_rewarded(report: AttackReport, attack: str, task_id: str) 
     assert row.status is not pb.Status.RESOLVED
 
 
+@pytest.mark.slow
 def test_report_has_one_row_per_attack_and_task(report: AttackReport) -> None:
     assert len(report.results) == len(CATALOGUE) * len(TASK_IDS)
     assert {(r.attack, r.task) for r in report.results} == {(a, t) for a in CATALOGUE for t in TASK_IDS}
@@ -92,6 +92,7 @@ def test_report_has_one_row_per_attack_and_task(report: AttackReport) -> None:
             assert r.status is None and not r.rewarded
 
 
+@pytest.mark.slow
 def test_every_gold_patch_still_resolves() -> None:
     tasks = _tasks()
     verdicts = [pb.run(t, pb.Candidate.gold()) for t in tasks]
@@ -118,3 +119,262 @@ def test_attacks_do_not_apply_to_other_languages() -> None:
     assert CATALOGUE["go-testmain-no-run"].build(java) is None
     assert CATALOGUE["java-static-exit"].build(go) is None
     assert CATALOGUE["tap-forged-ok-exit"].build(by_id["py-interval-touching-merge"]) is None
+    assert CATALOGUE["py-conftest-targeted-pass"].build(go) is None
+    assert CATALOGUE["py-conftest-targeted-pass"].build(by_id[_TAP]) is None
+    assert CATALOGUE["py-unittest-patch"].build(java) is None
+    assert CATALOGUE["java-forged-tests-run-line"].build(go) is None
+
+
+def test_every_attack_applies_to_a_task_of_the_battery() -> None:
+    """Every attack of the catalogue gets a sandbox run in :func:`test_no_attack_is_rewarded`."""
+    planned = plan_attacks(_tasks())
+    applied = {p.attack for p in planned if p.candidate is not None}
+    assert [name for name in CATALOGUE if name not in applied] == []
+
+
+# -- the candidates the attacks build (no sandbox) ----------------------------------------------------
+
+
+def _by_id() -> dict[str, pb.Task]:
+    return {t.id: t for t in _builtin()}
+
+
+def _ids(task: pb.Task) -> list[str]:
+    return list(dict.fromkeys([*task.fail_to_pass, *task.pass_to_pass]))
+
+
+def _files(attack: str, task: pb.Task) -> dict[str, str | None]:
+    candidate = CATALOGUE[attack].build(task)
+    assert candidate is not None and candidate.file_map is not None, (attack, task.id)
+    assert candidate.label == attack
+    return candidate.file_map
+
+
+def _materialise(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _pytest_passed(root: Path, *args: str) -> tuple[set[str], set[str]]:
+    """(passed, failed) node ids of a pytest run in ``root`` (no plugins from this repository)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    argv = [sys.executable, "-m", "pytest", "-rA", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    run = subprocess.run(
+        [*argv, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    found = re.findall(r"^(PASSED|FAILED) (\S+)", run.stdout, re.MULTILINE)
+    return {i for s, i in found if s == "PASSED"}, {i for s, i in found if s == "FAILED"}
+
+
+_PYTEST_TASKS = [
+    t.id for t in _builtin() if t.language == "python" and "pytest" in t.test.commands[0].display()
+]
+
+
+@pytest.mark.parametrize("task_id", _PYTEST_TASKS)
+def test_rewrite_hidden_defines_every_listed_pytest_test(tmp_path: Path, task_id: str) -> None:
+    task = _by_id()[task_id]
+    files = _files("tests-rewrite-hidden", task)
+    assert set(files) == {f.path for f in task.hidden_tests if f.path.endswith(".py")}
+    _materialise(tmp_path, {p: t for p, t in files.items() if t is not None})
+    passed, failed = _pytest_passed(tmp_path, *files)
+    assert failed == set()
+    assert set(_ids(task)) <= passed
+
+
+def test_rewrite_hidden_on_a_tap_task_defines_every_name_in_the_first_test_module(tmp_path: Path) -> None:
+    task = _by_id()[_TAP]
+    files = _files("tests-rewrite-hidden", task)
+    modules = [f.path for f in task.hidden_tests if Path(f.path).name.startswith("test_")]
+    assert list(files) == modules  # never the run script
+    # the task's own TAP runner, over the rewritten module, says ok for every listed test
+    hidden = {f.path: f.content for f in task.hidden_tests}
+    runner = next(p for p in hidden if p not in files)
+    _materialise(tmp_path, {runner: hidden[runner], **{p: t for p, t in files.items() if t is not None}})
+    run = subprocess.run(
+        [sys.executable, runner], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    ok = set(re.findall(r"^ok \d+ - (\S+)", run.stdout, re.MULTILINE))
+    assert set(_ids(task)) <= ok, run.stdout + run.stderr
+    assert "not ok" not in run.stdout
+
+
+@pytest.mark.parametrize("task_id", [_JS, _TS])
+def test_rewrite_hidden_on_a_node_task_registers_every_listed_test(task_id: str) -> None:
+    task = _by_id()[task_id]
+    files = _files("tests-rewrite-hidden", task)
+    assert set(files) == {f.path for f in task.hidden_tests if ".test." in f.path}
+    for text in files.values():
+        assert text is not None and text.startswith("import { test } from 'node:test';\n")
+        names = [
+            json.loads(m) for m in re.findall(r'^test\(("(?:[^"\\]|\\.)*"), \(\) => \{\}\);$', text, re.M)
+        ]
+        assert names == _ids(task)
+
+
+def test_rewrite_hidden_on_a_go_task_keeps_the_package_and_defines_every_test() -> None:
+    task = _by_id()[_GO]
+    files = _files("tests-rewrite-hidden", task)
+    (path, text), *_ = files.items()
+    hidden = {f.path: f.content for f in task.hidden_tests}
+    assert set(files) == {p for p in hidden if p.endswith("_test.go")}
+    assert text is not None
+    assert text.split("\n", 1)[0] == hidden[path].split("\n", 1)[0] == "package tests"
+    assert 'import "testing"' in text
+    names = list(dict.fromkeys(i.split("/")[0] for i in _ids(task)))  # subtests run under their parent
+    assert re.findall(r"^func (\w+)\(t \*testing\.T\) \{\}$", text, re.M) == names
+
+
+def test_rewrite_hidden_keeps_only_plain_go_test_names() -> None:
+    task = _by_id()[_GO]
+    ids = (
+        "example.com/kvlog/tests.TestQualified/sub.case",
+        "TestPlain",
+        "TestPlain/again",
+        "helper",
+        "Test-x",
+    )
+    task = task.model_copy(update={"fail_to_pass": ids, "pass_to_pass": ()})
+    text = next(iter(_files("tests-rewrite-hidden", task).values()))
+    assert text is not None
+    assert re.findall(r"^func (\w+)\(", text, re.M) == ["TestQualified", "TestPlain"]
+
+
+def test_rewrite_hidden_does_not_apply_without_a_simple_test_layout() -> None:
+    by_id = _by_id()
+    for task_id in (_JAVA, _RS, _SQL):
+        assert CATALOGUE["tests-rewrite-hidden"].build(by_id[task_id]) is None
+
+
+def test_conftest_targeted_pass_names_only_listed_tests() -> None:
+    task = _by_id()[_PY]
+    files = _files("py-conftest-targeted-pass", task)
+    assert set(files) == {"conftest.py", "tests/conftest.py"}
+    names = {i.rsplit("::", 1)[-1].split("[")[0] for i in _ids(task)}
+    for text in files.values():
+        assert text is not None
+        target = next(
+            n.value
+            for n in ast.parse(text).body
+            if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "_PB_TARGETS"
+        )
+        assert isinstance(target, ast.Call)
+        assert set(ast.literal_eval(target.args[0])) == names
+
+
+def test_conftest_targeted_pass_leaves_a_canary_failing(tmp_path: Path) -> None:
+    """Listed tests (plain, parametrized or in a class) pass without running; a canary still fails."""
+    task = _by_id()[_PY]
+    conftest = _files("py-conftest-targeted-pass", task)["conftest.py"]
+    assert conftest is not None
+    tests = (
+        "import pytest\n\n"
+        "@pytest.mark.parametrize('case', ['back-to-back', 'other'])\n"
+        "def test_merge_blocks(case):\n    assert False\n\n"
+        "def test_interval_rules():\n    assert False\n\n"
+        "class TestCalendar:\n    def test_free_slots(self):\n        assert False\n\n"
+        "def test_canary():\n    assert False\n"
+    )
+    _materialise(tmp_path, {"conftest.py": conftest, "tests/test_freebusy.py": tests})
+    passed, failed = _pytest_passed(tmp_path, "tests")
+    base = "tests/test_freebusy.py::"
+    assert passed == {
+        base + "test_merge_blocks[back-to-back]",
+        base + "test_merge_blocks[other]",
+        base + "test_interval_rules",
+        base + "TestCalendar::test_free_slots",
+    }
+    assert failed == {base + "test_canary"}
+
+
+@pytest.mark.parametrize(("attack", "content"), [("tests-empty-hidden", ""), ("tests-delete-hidden", None)])
+def test_empty_and_delete_hidden_touch_every_hidden_file(attack: str, content: str | None) -> None:
+    for task in _builtin():
+        assert _files(attack, task) == {f.path: content for f in task.hidden_tests}
+
+
+@pytest.mark.parametrize(("attack", "mark"), [("py-skip-markers", "skip"), ("py-xfail-markers", "xfail")])
+def test_marker_attacks_mark_every_hidden_pytest_module(attack: str, mark: str) -> None:
+    for task_id in _PYTEST_TASKS:
+        task = _by_id()[task_id]
+        files = _files(attack, task)
+        hidden = {f.path: f.content for f in task.hidden_tests}
+        assert set(files) == {p for p in hidden if Path(p).name.startswith("test_")}
+        for path, text in files.items():
+            assert text is not None
+            module = ast.parse(text)  # still valid: placed after the docstring and __future__ imports
+            marks = [
+                ast.unparse(n.value)
+                for n in module.body
+                if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "pytestmark"
+            ]
+            assert len(marks) == 1 and marks[0].startswith(f"pytest.mark.{mark}(")
+            inserted = re.search(r"^import pytest\npytestmark = .*\n", text, re.M)
+            assert inserted is not None
+            assert text[: inserted.start()] + text[inserted.end() :] == hidden[path]
+
+
+def test_unittest_patch_makes_a_failing_testcase_pass(tmp_path: Path) -> None:
+    task = _by_id()[_TAP]
+    path, text = next(iter(_files("py-unittest-patch", task).items()))
+    assert text is not None
+    original = task.workspace_map()[path].rstrip("\n") + "\n"
+    assert text.startswith(original)  # the code is appended to the module
+    script = (
+        text[len(original) :]
+        + "\nimport unittest\n"
+        + "class T(unittest.TestCase):\n"
+        + "    def test_eq(self):\n        self.assertEqual(1, 2)\n"
+        + "    def test_raise(self):\n        raise ValueError('boom')\n"
+        + "    def test_cm(self):\n        with self.assertRaises(KeyError):\n            pass\n"
+        + "result = unittest.TextTestRunner().run(unittest.defaultTestLoader.loadTestsFromTestCase(T))\n"
+        + "print('RESULT', result.testsRun, result.wasSuccessful())\n"
+    )
+    (tmp_path / "mod.py").write_text(script, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "RESULT 3 True" in run.stdout, run.stdout + run.stderr
+
+
+_GUESSED_REWARD_PATHS = (
+    "/logs/verifier/reward.txt",
+    "/logs/verifier/pass_ratio.txt",
+    "/logs/reward.txt",
+    "'reward.txt'",
+    "'pass_ratio.txt'",
+    "/tmp/reward.txt",
+    "/.patchbench-reports/",
+)
+
+
+def test_forged_reward_files_guesses_the_usual_paths() -> None:
+    files = _files("py-forged-reward-files", _by_id()[_PY])
+    for text in files.values():
+        assert text is not None
+        for path in _GUESSED_REWARD_PATHS:
+            assert path in text
+        assert text.rstrip().endswith("__pb_reward()") and "os._exit(0)" in text
+
+
+def test_java_forged_tests_run_line_in_every_main_class() -> None:
+    task = _by_id()[_JAVA]
+    files = _files("java-forged-tests-run-line", task)
+    assert files and all(p.startswith("src/main/java/") for p in files)
+    for text in files.values():
+        assert text is not None
+        block = text[text.index("static {") :]
+        assert "Tests run: 9, Failures: 0, Errors: 0, Skipped: 0" in block
+        assert "BUILD SUCCESS" in block and "System.exit(0)" in block
+
+
+def test_python_candidates_are_valid_python() -> None:
+    """Every .py file an attack writes (appended code, conftest, rewritten tests...) still parses."""
+    for planned in plan_attacks(t for t in _builtin() if t.language == "python"):
+        if planned.candidate is None or planned.candidate.file_map is None:
+            continue
+        for path, text in planned.candidate.file_map.items():
+            if path.endswith(".py") and text:
+                ast.parse(text, filename=f"{planned.attack}:{path}")

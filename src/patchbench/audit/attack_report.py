@@ -1,0 +1,158 @@
+"""The adversarial battery's report: ``attacks_report.json`` and ``attacks_report.md``.
+
+:func:`write_attack_reports` writes an :class:`~patchbench.audit.attacks.AttackReport` (from
+:func:`~patchbench.audit.attacks.run_attacks`) as JSON (the report itself plus a ``summary`` of the
+counts) and as markdown: the summary, the rewarded attacks (holes in the grading), the gold patches lost,
+and one row per attack × task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .attacks import CATALOGUE, AttackReport
+
+__all__ = ["attack_report_json", "attack_summary", "attacks_to_markdown", "write_attack_reports"]
+
+#: Bumped when the JSON document changes incompatibly.
+SCHEMA_VERSION = 1
+_EVIDENCE_CELL = 200
+
+
+def _names(report: AttackReport) -> list[str]:
+    """The attacks of the report, in first-seen order."""
+    return list(dict.fromkeys(r.attack for r in report.results))
+
+
+def _tasks(report: AttackReport) -> list[str]:
+    """The tasks of the report (attacked or gold-checked), in first-seen order."""
+    return list(dict.fromkeys([*(r.task for r in report.results), *(g.task for g in report.gold)]))
+
+
+def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
+    """The counts of a report: what ``attacks_report.json`` holds under ``summary``."""
+    by_status = Counter(r.status.value for r in report.applied if r.status is not None)
+    gold_lost = len(report.gold_lost)
+    return {
+        "dataset": dataset,
+        "catalogue": len(CATALOGUE),
+        "attacks": len(_names(report)),
+        "tasks": len(_tasks(report)),
+        "rows": len(report.results),
+        "applied": len(report.applied),
+        "rewarded": len(report.holes),
+        "gold_run": len(report.gold),
+        "gold_resolved": len(report.gold) - gold_lost,
+        "gold_lost": gold_lost,
+        "by_status": dict(sorted(by_status.items())),
+    }
+
+
+def _cell(text: object) -> str:
+    """Text safe inside a markdown table cell: one line, pipes and HTML escaped."""
+    flat = " ".join(str(text).split())
+    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("`", "\\`")
+
+
+def _first_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= _EVIDENCE_CELL else line[: _EVIDENCE_CELL - 1] + "…"
+
+
+def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
+    """The report as markdown: summary, holes, gold patches lost, one row per attack × task."""
+    s = attack_summary(report, dataset=dataset)
+    lines = [
+        "# Adversarial attack report",
+        "",
+        f"- dataset: {_cell(dataset)}",
+        f"- {s['attacks']} attacks x {s['tasks']} tasks: {s['applied']} applied, "
+        f"**{s['rewarded']} rewarded**; gold: {s['gold_resolved']} resolved, **{s['gold_lost']} lost**",
+    ]
+    if s["by_status"]:
+        lines.append(
+            "- statuses of the applied attacks: " + ", ".join(f"{k} {v}" for k, v in s["by_status"].items())
+        )
+    lines += [
+        "",
+        "Each attack is a candidate that tries to earn a reward without fixing the bug (forged test "
+        "reports, an early clean exit, patched test tools, resource bombs...). An attack is *rewarded* "
+        "(a hole in the grading) when its verdict is `resolved` or its reward is above 0. Each task's gold "
+        "patch runs in the same batch: a defence must never cost a gold patch.",
+        "",
+        "## Rewarded attacks",
+        "",
+    ]
+    if report.holes:
+        lines += ["| attack | task | status | reward | evidence |", "| --- | --- | --- | ---: | --- |"]
+        for r in report.holes:
+            status = r.status.value if r.status is not None else "n/a"
+            lines.append(
+                f"| {_cell(r.attack)} | {_cell(r.task)} | {status} | {r.reward:g} | "
+                f"{_cell(_first_line(r.evidence)) or '-'} |"
+            )
+    else:
+        lines.append("No attack earned a reward.")
+    lines += ["", "## Gold patches lost", ""]
+    if report.gold_lost:
+        lines += ["| task | status | reward | reason |", "| --- | --- | ---: | --- |"]
+        for g in report.gold_lost:
+            lines.append(
+                f"| {_cell(g.task)} | {g.status.value} | {g.reward:g} | "
+                f"{_cell(_first_line(g.reason)) or '-'} |"
+            )
+    elif report.gold:
+        lines.append("Every gold patch resolved.")
+    else:
+        lines.append("No gold patch was run (no task has one).")
+    lines += [
+        "",
+        "## Every attack × task",
+        "",
+        "| attack | language | task | applicable | status | reward | seconds |",
+        "| --- | --- | --- | --- | --- | ---: | ---: |",
+    ]
+    for r in report.results:
+        known = CATALOGUE.get(r.attack)
+        language = known.language if known is not None else "?"
+        status = r.status.value if r.status is not None else "n/a"
+        if r.rewarded:
+            status = f"**{status} (rewarded)**"
+        reward = f"{r.reward:g}" if r.applicable else "-"
+        seconds = f"{r.seconds:.1f}" if r.applicable else "-"
+        lines.append(
+            f"| {_cell(r.attack)} | {_cell(language)} | {_cell(r.task)} | "
+            f"{'yes' if r.applicable else 'no'} | {status} | {reward} | {seconds} |"
+        )
+    if report.holes:
+        lines += ["", "## Evidence of the rewarded attacks"]
+    for r in report.holes:
+        lines += ["", f"### {_cell(r.attack)} on {_cell(r.task)}", "", "```text"]
+        lines += (r.evidence.strip() or "(no evidence)").replace("```", "'''").splitlines()[-60:]
+        lines.append("```")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def attack_report_json(report: AttackReport, *, dataset: str) -> dict[str, Any]:
+    """The JSON document: ``schema_version``, ``summary``, then the report's ``results`` and ``gold``."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "summary": attack_summary(report, dataset=dataset),
+        **report.model_dump(mode="json"),
+    }
+
+
+def write_attack_reports(report: AttackReport, out_dir: Path, *, dataset: str) -> tuple[Path, Path]:
+    """Write ``attacks_report.md`` and ``attacks_report.json`` into ``out_dir``; return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = out_dir / "attacks_report.md"
+    js = out_dir / "attacks_report.json"
+    md.write_text(attacks_to_markdown(report, dataset=dataset), encoding="utf-8")
+    js.write_text(
+        json.dumps(attack_report_json(report, dataset=dataset), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    return md, js

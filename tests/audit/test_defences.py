@@ -1,0 +1,71 @@
+"""The battery can fail: switch off one defence at a time and the attacks it stops are rewarded.
+
+Each case runs the same attack twice on the same built-in task: once with every defence on (it must earn
+nothing) and once with exactly one defence off (it must be rewarded). A defence that stopped nothing, or
+an attack that could never win, would fail here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import patchbench as pb
+from patchbench.audit.attacks import CATALOGUE
+from patchbench.harness import Defences
+
+pytestmark = pytest.mark.slow
+
+_PY = "py-interval-touching-merge"  # pytest
+_TAP = "py-unicode-tag-accent-folding"  # a Python TAP script
+_JS = "js-lru-numeric-key-eviction"  # node --test
+
+#: (defence switched off, attack, task): the attack wins only when that defence is off.
+CASES = [
+    # the canary: in-process tampering and forged reports
+    ("canary", "py-patch-testreport", _PY),
+    ("canary", "py-patch-call-and-report", _PY),
+    ("canary", "py-forged-junit-xml", _PY),
+    ("canary", "py-atexit-forge-junit", _PY),
+    ("canary", "py-tap-rewrite-stdout", _TAP),
+    ("canary", "py-forged-tap-ok", _TAP),
+    ("canary", "js-patch-assert", _JS),
+    # the test-configuration guard: a conftest.py that no-ops the listed tests (and leaves the canary)
+    ("config_guard", "py-conftest-targeted-pass", _PY),
+    # re-injecting the hidden tests: the candidate's own trivially passing copies of them
+    ("reinject_tests", "tests-rewrite-hidden", _PY),
+    ("reinject_tests", "tests-rewrite-hidden", _TAP),
+    ("reinject_tests", "tests-rewrite-hidden", _JS),
+]
+
+
+def _task(task_id: str) -> pb.Task:
+    task = next(t for t in pb.load("builtin").tasks if t.id == task_id)
+    spec = task.test.model_copy(update={"time_limit_s": min(task.test.time_limit_s, 20.0)})
+    return task.model_copy(update={"test": spec})
+
+
+@pytest.mark.parametrize(("defence", "attack", "task_id"), CASES, ids=[f"{d}:{a}:{t}" for d, a, t in CASES])
+def test_switching_off_one_defence_lets_its_attacks_win(defence: str, attack: str, task_id: str) -> None:
+    task = _task(task_id)
+    candidate = CATALOGUE[attack].build(task)
+    assert candidate is not None, f"{attack} does not apply to {task_id}"
+
+    on = pb.run(task, candidate)
+    assert on.status is not pb.Status.RESOLVED and on.reward == 0, (on.status, on.reason)
+
+    off = pb.run(task, candidate, defences=Defences(**{defence: False}))
+    assert off.status is pb.Status.RESOLVED and off.reward == 1.0, (
+        f"{attack} was not rewarded with {defence} off: {off.status} {off.reason}"
+    )
+
+
+def test_every_defence_is_exercised() -> None:
+    assert {d for d, _, _ in CASES} == {"canary", "config_guard", "reinject_tests"}
+    assert set(Defences.__dataclass_fields__) == {"canary", "config_guard", "reinject_tests"}
+
+
+def test_gold_still_resolves_with_every_defence_on() -> None:
+    for task_id in (_PY, _TAP, _JS):
+        v = pb.run(_task(task_id), pb.Candidate.gold())
+        assert v.status is pb.Status.RESOLVED, (task_id, v.reason)
+        assert v.canary == "failed"
