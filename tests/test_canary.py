@@ -78,7 +78,7 @@ def test_go_canary_is_a_test_file_in_the_hidden_tests_package() -> None:
     assert "func TestPbCanaryabc123(t *testing.T)" in text
 
 
-def test_node_canary_in_a_commonjs_file_uses_require() -> None:
+def test_node_canary_uses_dynamic_import_valid_in_commonjs_and_esm() -> None:
     test = FileEntry(
         path="test/a.test.js", content="const test = require('node:test');\ntest('a', () => {});\n"
     )
@@ -92,7 +92,7 @@ def test_node_canary_in_a_commonjs_file_uses_require() -> None:
     c = plan_canary("node-test", task, task.hidden_tests, "n1", workspace_dst="/w", harness_dst="/h")
     assert c is not None
     added = c.files["test/a.test.js"][len(test.content) :]
-    assert "require('node:test').test(" in added and "import " not in added
+    assert "import('node:test')" in added and "require(" not in added and "\nimport " not in added
 
 
 def test_runners_without_a_canary() -> None:

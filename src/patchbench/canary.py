@@ -26,7 +26,8 @@ How the canary is planted, per runner:
 pytest          a test module beside the hidden tests plus a harness plugin (``-p``) that adds the module
                 when the command would not collect it, and always runs the canary last (``-x`` safe)
 tap (Python)    a ``test_pb_canary_<nonce>`` function appended to the last hidden ``test_*.py`` module
-node-test       a ``node:test`` test appended to a hidden test file the command runs (ESM or CommonJS)
+node-test       a ``node:test`` test appended to a hidden test file the command runs (through ``import()``,
+                which CommonJS and ES modules both accept)
 go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' package
 cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
 ==============  ==========================================================================================
@@ -52,7 +53,6 @@ __all__ = ["Canary", "CanaryState", "new_nonce", "plan_canary"]
 CANARY_VERSION = "1"
 _MESSAGE = "patchbench canary: this test always fails"
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
-_ESM = re.compile(r"^\s*(import\s|export\s)", re.MULTILINE)
 
 #: The pytest plugin: collect the canary when the command would not, and run it last.
 PYTEST_PLUGIN = '''\
@@ -268,15 +268,13 @@ def _node(tests: Sequence[FileEntry], nonce: str, commands: str) -> Canary | Non
         return None
     text = (_text(host) or "").rstrip("\n")
     name = f"pb_canary_{nonce}"
-    cjs = host.path.endswith((".cjs", ".cts")) or (
-        host.path.endswith(".js") and "require(" in text and _ESM.search(text) is None
+    # import() is valid in CommonJS and ES modules alike (and under tsx): no guessing the module kind.
+    code = (
+        "import('node:test').then(({ test: t }) =>\n"
+        "  import('node:assert').then(({ default: assertion }) => {\n"
+        + _js_body(name, "assertion", "t")
+        + "}));\n"
     )
-    if cjs:
-        code = _js_body(name, "require('node:assert')", "require('node:test').test")
-    else:
-        a, t = f"__pbCanaryAssert{nonce}", f"__pbCanaryTest{nonce}"
-        code = f"import {a} from 'node:assert';\nimport {{ test as {t} }} from 'node:test';\n"
-        code += _js_body(name, a, t)
     return Canary(token=name, files={host.path: f"{text}\n\n{code}"})
 
 

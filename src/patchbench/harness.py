@@ -588,7 +588,7 @@ def _runs_canary(
     """Whether this task's test command runs a planted canary: calibrated once on the untouched buggy
     workspace (then the gold patch, if the buggy code cannot even load) and cached by task content.
 
-    None when neither calibration run produced a usable result (an infrastructure fault).
+    None when neither calibration run reported any test (an infrastructure fault, or a broken task).
     """
     body = f"{task.model_dump_json()}:{runner}:{CANARY_VERSION}"
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
@@ -603,8 +603,9 @@ def _runs_canary(
         if cand is None:
             continue
         v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
-        if v.status in (Status.INFRA_ERROR, Status.BAD_TASK):
-            continue
+        ran = bool(v.tests) or v.canary == CanaryState.FAILED.value
+        if v.status in (Status.INFRA_ERROR, Status.BAD_TASK) or not ran:
+            continue  # nothing ran: this run says nothing about the canary
         usable = True
         if v.canary == CanaryState.FAILED.value:
             runs = True
