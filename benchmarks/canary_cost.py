@@ -3,7 +3,7 @@ switched off, side by side, per language; and the bare test command for scale.
 
     python benchmarks/canary_cost.py [--repeat 9] [--lang go ...]
 
-For each built-in HardBug task (one per language) the three are run
+For one built-in HardBug task per language and runner (Python: pytest and TAP) the three are run
 in turn ``--repeat`` times (bare, run() with the canary, run() without), so machine noise hits them alike.
 Reports medians, the canary's added time, and the run()/bare ratio with and without it. Writes
 benchmarks/results/canary_cost.json.
@@ -37,16 +37,18 @@ def main() -> None:
     ap.add_argument("--lang", action="append", default=[])
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "canary_cost.json")
     args = ap.parse_args()
-    seen: set[str] = set()
+    seen: set[tuple[str, str | None]] = set()
     rows = []
     on, off = Defences(), Defences(canary=False)
     for task in pb.load("builtin:hardbug").tasks:
-        if task.language in seen or (args.lang and task.language not in args.lang):
+        if args.lang and task.language not in args.lang:
             continue
-        seen.add(task.language)
+        v = pb.run(task, pb.Candidate.gold())  # warm the caches (and any calibration)
+        if (task.language, v.runner) in seen:
+            continue
+        seen.add((task.language, v.runner))
         bare_dir = BareDir(task, gold=True)
         bare_dir.run()
-        v = pb.run(task, pb.Candidate.gold())  # warm the caches (and any calibration)
         b, with_c, without_c = [], [], []
         for _ in range(args.repeat):
             b.append(bare_dir.run())
@@ -71,10 +73,11 @@ def main() -> None:
         print(json.dumps(rows[-1]), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"repeat": args.repeat, "rows": rows}, indent=2) + "\n")
-    print(f"{'language':<11} {'bare':>8} {'canary':>8} {'none':>8} {'cost ms':>8} {'ratio':>6} {'r/no':>6}")
+    head = ("language", "runner", "bare", "canary", "none", "cost ms", "ratio", "r/no")
+    print("{:<11} {:<10} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}".format(*head))
     for r in rows:
         print(
-            f"{r['language']:<11} {r['bare_s']:>8.3f} {r['run_with_canary_s']:>8.3f} "
+            f"{r['language']:<11} {r['runner']:<10} {r['bare_s']:>8.3f} {r['run_with_canary_s']:>8.3f} "
             f"{r['run_without_canary_s']:>8.3f} {r['canary_cost_ms']:>8.1f} "
             f"{r['ratio_with_canary']:>6.2f} {r['ratio_without_canary']:>6.2f}"
         )

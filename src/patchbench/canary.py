@@ -82,7 +82,13 @@ def pytest_collection_modifyitems(session, config, items):
     mine = [i for i in items if i.name == _NAME]
     if not mine:
         mine = [pytest.Function.from_parent(_module(session, Path(_FILE)), name=_NAME)]
+    for item in mine:
+        item.repr_failure = _short  # its expected failure needs no traceback (they cost milliseconds)
     items[:] = [i for i in items if i.name != _NAME] + mine
+
+
+def _short(excinfo, style=None):
+    return "patchbench canary: this test always fails"
 '''
 PYTEST_PLUGIN_MODULE = "_patchbench_canary"
 
