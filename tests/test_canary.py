@@ -96,12 +96,34 @@ def test_node_canary_uses_dynamic_import_valid_in_commonjs_and_esm() -> None:
 
 
 def test_runners_without_a_canary() -> None:
-    for task_id, runner in (
-        ("sql-activity-report-missing-members", "tap"),
-        ("java-reconcile-fractional-quantity", "junit"),
-    ):
-        task = _builtin(task_id)
-        assert plan_canary(runner, task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
+    task = _builtin("sql-activity-report-missing-members")
+    assert plan_canary("tap", task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
+
+
+def test_junit_canary_is_a_method_of_the_hidden_test_class_but_not_in_a_multi_module_build() -> None:
+    task = _builtin("java-reconcile-fractional-quantity")
+    pom = task.workspace_map()["pom.xml"]
+
+    def plan(pom_text: str) -> object:
+        return plan_canary(
+            "junit",
+            task,
+            task.hidden_tests,
+            "n1",
+            workspace_dst="/w",
+            harness_dst="/h",
+            read=lambda rel: pom_text if rel in ("pom.xml", "./pom.xml") else None,
+        )
+
+    c = plan(pom)
+    assert c is not None
+    [(path, text)] = c.files.items()  # type: ignore[attr-defined]
+    original = next(f.content for f in task.hidden_tests if f.path == path)
+    assert "@org.junit.jupiter.api.Test\n    public void pbCanaryn1()" in text
+    cut = original.rindex("}")  # the method goes inside the class, before its closing brace
+    assert text.startswith(original[:cut]) and text.endswith(original[cut:]) and len(text) > len(original)
+    multi = pom.replace("</project>", "<modules><module>core</module></modules></project>")
+    assert plan(multi) is None
 
 
 def test_python_isolated_mode_gets_no_pytest_canary() -> None:

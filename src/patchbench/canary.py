@@ -32,7 +32,7 @@ go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' pac
 cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
 ==============  ==========================================================================================
 
-Other runners (JUnit, Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet.
+Other runners (Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import json
 import posixpath
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -195,6 +195,7 @@ def plan_canary(
     *,
     workspace_dst: str,
     harness_dst: str,
+    read: Callable[[str], str | None] | None = None,
 ) -> Canary | None:
     """The canary for one run, or None when this runner/task gets none.
 
@@ -205,6 +206,7 @@ def plan_canary(
         nonce: the run's nonce.
         workspace_dst: the workspace's path inside the sandbox.
         harness_dst: where the harness directory is mounted inside the sandbox.
+        read: reads a workspace file (relative path) as text, None when absent (JUnit: the pom).
     """
     commands = " ".join(c.display() for c in task.test.commands)
     if runner == "pytest":
@@ -217,6 +219,9 @@ def plan_canary(
         return _go(tests, nonce)
     if runner == "cargo-test":
         return _cargo(tests, nonce)
+    if runner == "junit":
+        pom = read(posixpath.join(task.test.workdir.strip("/") or ".", "pom.xml")) if read else None
+        return _junit(tests, nonce, commands, pom)
     return None
 
 
@@ -327,3 +332,35 @@ def _cargo(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
     text = (_text(host) or "").rstrip("\n")
     body = f'{text}\n\n#[test]\nfn {name}() {{\n    panic!("{_MESSAGE}");\n}}\n'
     return Canary(token=name, files={host.path: body})
+
+
+_SUREFIRE_CLASS = re.compile(r"(^Test\w*|\w*(Test|Tests|TestCase))\.java$")
+_JUNIT4 = re.compile(r"^\s*import\s+org\.junit\.(Test|\*)\s*;", re.MULTILINE)
+
+
+def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | None) -> Canary | None:
+    """A failing ``@Test`` method added to a hidden test class (JUnit 5 or 4, by its imports).
+
+    Not in a multi-module Maven build: a failing module stops the reactor before the modules after it,
+    whose tests would then be missing (a gold patch lost).
+    """
+    if pom is not None and "<modules>" in pom:
+        return None
+    java = [f for f in tests if _SUREFIRE_CLASS.search(posixpath.basename(f.path))]
+    host = _pick(java, (".java",), commands)
+    text = _text(host) if host is not None else None
+    if host is None or text is None or "}" not in text:
+        return None
+    if "org.junit.jupiter" in text:
+        annotation = "@org.junit.jupiter.api.Test"
+    elif _JUNIT4.search(text):
+        annotation = "@org.junit.Test"
+    else:
+        return None
+    name = f"pbCanary{nonce}"
+    method = (
+        f"\n    {annotation}\n    public void {name}() {{\n"
+        f"        throw new AssertionError({json.dumps(_MESSAGE)});\n    }}\n"
+    )
+    cut = text.rindex("}")
+    return Canary(token=name, files={host.path: text[:cut] + method + text[cut:]})

@@ -224,6 +224,7 @@ def run(
                 new_nonce(),
                 workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
                 harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
+                read=lambda rel: _read_text(ws, rel),
             )
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
@@ -531,6 +532,16 @@ def _run_script(
         reward=value,
         reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
     )
+
+
+def _read_text(ws: Path, rel: str) -> str | None:
+    path = ws / rel
+    if not path.is_file() or path.is_symlink():
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _as_injected(task: Task, ws: Path) -> list[FileEntry]:
