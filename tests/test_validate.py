@@ -63,6 +63,11 @@ def test_the_builtin_dataset_validates_clean() -> None:
     report = validate(pb.load("builtin").tasks, repeat=2, jobs=2)
     assert report.failed == 0, [(t.task_id, t.problems) for t in report.tasks if not t.ok]
     assert report.distribution == {"test-driven": len(report.tasks)}
+    # every built-in runner but the SQL case harness runs the canary, so forged reports are caught
+    canary = {t.task_id: t.canary for t in report.tasks}
+    assert {k for k, v in canary.items() if v != "runs"} == {"sql-activity-report-missing-members"}
+    assert canary["sql-activity-report-missing-members"] == "none"
+    assert report.canary_coverage == {"runs": len(report.tasks) - 1, "none": 1}
 
 
 def test_a_clean_task_passes_and_derives_its_lists() -> None:
@@ -71,6 +76,7 @@ def test_a_clean_task_passes_and_derives_its_lists() -> None:
     assert tr.ok, tr.problems
     assert tr.derived_fail_to_pass == ["adds"] and tr.derived_pass_to_pass == ["negates"]
     assert report.runs_executed == 6  # 2 empty + 2 gold + wipe + noop
+    assert tr.canary == "none"  # a TAP script that is not a test_*.py module gets no canary
 
 
 def test_each_kind_of_broken_task_is_caught_with_its_reason() -> None:

@@ -85,6 +85,10 @@ class TaskReport(BaseModel):
         extra_failures: tests failing before the fix that are not in F2P (HardBug's exact-F2P rule).
         derived_fail_to_pass / derived_pass_to_pass: the lists the runs support (``--derive``).
         leaks: leak-screen hits with evidence.
+        canary: whether the task's test command runs the harness's canary (see :mod:`patchbench.canary`),
+            from the gold runs: ``runs`` (forged or tampered reports are caught), ``not-run`` (the command
+            never runs injected tests: a forged report cannot be told from a real one), ``none`` (this
+            runner gets no canary), ``unknown`` (no gold run reported tests).
         runs: every run.
     """
 
@@ -98,6 +102,7 @@ class TaskReport(BaseModel):
     derived_fail_to_pass: list[str] = Field(default_factory=list)
     derived_pass_to_pass: list[str] = Field(default_factory=list)
     leaks: list[LeakHit] = Field(default_factory=list)
+    canary: str = "unknown"
     runs: list[RunSummary] = Field(default_factory=list)
 
     @property
@@ -114,6 +119,7 @@ class ValidationReport(BaseModel):
         repeat: runs per check.
         tasks: one report per task.
         distribution: reward-signal class → task count.
+        canary_coverage: :attr:`TaskReport.canary` value → task count.
         passed / failed: tasks that keep / break the contract.
         runs_executed / runs_reused: runs made now / taken from the ledger (``--resume``).
         seconds: wall time.
@@ -127,6 +133,7 @@ class ValidationReport(BaseModel):
     repeat: int = 2
     tasks: list[TaskReport] = Field(default_factory=list)
     distribution: dict[str, int] = Field(default_factory=dict)
+    canary_coverage: dict[str, int] = Field(default_factory=dict)
     passed: int = 0
     failed: int = 0
     runs_executed: int = 0
@@ -188,6 +195,7 @@ def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = T
     pre, post = by.get(PRE, []), by.get(POST, [])
     f2p, p2p = list(task.fail_to_pass), list(task.pass_to_pass)
     problems = rep.problems
+    rep.canary = _canary_coverage(post)
 
     infra = [v for vs in by.values() for v in vs if v.status is Status.INFRA_ERROR]
     if infra:
@@ -370,6 +378,18 @@ def _listed(v: Verdict, test_id: str, wanted: list[str]) -> bool:
     return key in targets or any(t.startswith(key + " > ") for t in targets)
 
 
+def _canary_coverage(gold_runs: Sequence[Verdict]) -> str:
+    """``runs``, ``not-run``, ``none`` or ``unknown``: see :attr:`TaskReport.canary`."""
+    ran = [v for v in gold_runs if v.tests]
+    if any(v.canary == "failed" for v in gold_runs):
+        return "runs"
+    if ran and all(v.canary is None for v in ran):
+        return "none"
+    if ran:
+        return "not-run"
+    return "unknown"
+
+
 def _does_not_build(v: Verdict) -> bool:
     if "did not build" in v.reason:
         return True
@@ -432,6 +452,7 @@ def validate(
         report.tasks.append(judge(t, per_task.get(t.id, []), leak=leak))
     for tr in report.tasks:
         report.distribution[tr.signal] = report.distribution.get(tr.signal, 0) + 1
+        report.canary_coverage[tr.canary] = report.canary_coverage.get(tr.canary, 0) + 1
     report.passed = sum(tr.ok for tr in report.tasks)
     report.failed = len(report.tasks) - report.passed
     report.runs_executed = engine.stats.executed

@@ -42,18 +42,25 @@ def to_markdown(report: ValidationReport) -> str:
     for cls, count in sorted(report.distribution.items(), key=lambda kv: -kv[1]):
         share = f"{100 * count / n:.0f}%" if n else "-"
         lines.append(f"| {cls} | {count} | {share} | {_SIGNALS.get(cls, '')} |")
+    if report.canary_coverage:
+        cov = ", ".join(f"{k} {v}" for k, v in sorted(report.canary_coverage.items()))
+        lines += [
+            "",
+            f"Canary coverage (does the test command run the harness's always-failing canary test, so "
+            f"that forged or tampered reports are caught?): {cov}.",
+        ]
     lines += [
         "",
         "## Tasks",
         "",
-        "| task | language | result | signal | F2P derived | problems |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| task | language | result | signal | canary | F2P derived | problems |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for tr in report.tasks:
         result = "ok" if tr.ok else "**broken**"
         probs = "; ".join(f"{p.kind}: {p.message}" for p in tr.problems) or "-"
         lines.append(
-            f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | "
+            f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | {tr.canary} | "
             f"{len(tr.derived_fail_to_pass)} | {_cell(probs)[:400]} |"
         )
     if report.unreadable_rows:
