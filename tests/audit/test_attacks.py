@@ -378,3 +378,84 @@ def test_python_candidates_are_valid_python() -> None:
         for path, text in planned.candidate.file_map.items():
             if path.endswith(".py") and text:
                 ast.parse(text, filename=f"{planned.attack}:{path}")
+
+
+# -- robustness on task shapes the built-in dataset does not have ------------------------------------------
+
+
+def _odd_tasks() -> list[pb.Task]:
+    """Real datasets hold shapes the built-in tasks do not: no hidden tests, binary files, odd ids,
+    repository rows without a context slice, languages without a runner of their own."""
+    from patchbench import FileEntry, Repository, Task, TestCommand, TestSpec
+
+    odd_ids = ('tests/test_x.py::test_a["it\'s\\n"]', "名前::テスト", 'a"b', "S > t > u", "pkg.TestX/sub case")
+    binary = FileEntry(path="data/blob.bin", content="AAEC/w==", encoding="base64")
+
+    def task(task_id: str, language: str, argv: tuple[str, ...], **kw: object) -> Task:
+        base: dict[str, object] = {
+            "id": task_id,
+            "language": language,
+            "workspace": (FileEntry(path="main.txt", content="x\n"), binary),
+            "test": TestSpec(commands=(TestCommand(argv=argv),)),
+            "fail_to_pass": odd_ids,
+        }
+        base.update(kw)
+        return Task(**base)  # type: ignore[arg-type]
+
+    return [
+        task("no-hidden-py", "python", ("python", "-m", "pytest")),
+        task(
+            "binary-hidden",
+            "python",
+            ("python", "tests/run.py"),
+            hidden_tests=(FileEntry(path="tests/test_bin.py", content="/w==", encoding="base64"),),
+        ),
+        task(
+            "repo-row",
+            "python",
+            ("python", "-m", "pytest", "tests"),
+            repository=Repository(repo="owner/name", base_commit="0" * 40),
+            workspace=(),
+            hidden_tests=(FileEntry(path="tests/test_a.py", content="def test_a():\n    pass\n"),),
+        ),
+        task(
+            "go-no-package",
+            "go",
+            ("go", "test", "./..."),
+            hidden_tests=(FileEntry(path="x_test.go", content="// no package clause\n"),),
+        ),
+        task(
+            "rust-no-manifest",
+            "rust",
+            ("cargo", "test"),
+            hidden_tests=(FileEntry(path="tests/t.rs", content="#[test]\nfn t() {}\n"),),
+        ),
+        task(
+            "java-no-pom",
+            "java",
+            ("mvn", "test"),
+            hidden_tests=(FileEntry(path="src/test/java/ATest.java", content="class ATest {}\n"),),
+        ),
+        task("sql-no-cases", "sql", ("python", "tests/sqltap.py")),
+        task("node-cjs", "javascript", ("node", "--test"), hidden_tests=(binary,)),
+        task("ruby-tap", "ruby", ("ruby", "t.rb")),
+    ]
+
+
+def test_every_attack_builds_or_declines_on_odd_task_shapes() -> None:
+    planned = plan_attacks(_odd_tasks())
+    errors = [(p.attack, p.task.id, p.error) for p in planned if p.error]
+    assert errors == []
+    assert len(planned) == len(CATALOGUE) * len(_odd_tasks())
+
+
+def test_an_attack_that_cannot_be_built_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from patchbench.audit import attacks as mod
+
+    def broken(task: pb.Task) -> pb.Candidate | None:
+        raise ValueError("unforeseen shape")
+
+    name = next(iter(CATALOGUE))
+    monkeypatch.setitem(CATALOGUE, name, mod.Attack(name, "python", "broken", broken))
+    [row] = [mod.judge(p, None) for p in plan_attacks(_odd_tasks()[:1], [name])]
+    assert not row.applicable and "unforeseen shape" in row.evidence

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +42,8 @@ from ..sandbox import Sandbox
 from ..task import Task, VerifierKind
 from ..verdict import Status, Verdict
 from .probes import is_script_task
+
+log = logging.getLogger("patchbench.audit.attacks")
 
 __all__ = [
     "CATALOGUE",
@@ -1932,6 +1935,7 @@ class PlannedAttack:
     attack: str
     task: Task
     candidate: Candidate | None
+    error: str = ""
 
 
 def plan_attacks(tasks: Iterable[Task], attacks: Sequence[str] | None = None) -> list[PlannedAttack]:
@@ -1943,15 +1947,22 @@ def plan_attacks(tasks: Iterable[Task], attacks: Sequence[str] | None = None) ->
     out: list[PlannedAttack] = []
     for task in tasks:
         for name in names:
-            candidate = None if is_script_task(task) else CATALOGUE[name].build(task)
-            out.append(PlannedAttack(name, task, candidate))
+            if is_script_task(task):
+                out.append(PlannedAttack(name, task, None))
+                continue
+            try:
+                out.append(PlannedAttack(name, task, CATALOGUE[name].build(task)))
+            except Exception as e:  # a task shape the attack did not foresee: report it, run the rest
+                log.warning("attack %s could not be built for %s: %s", name, task.id, e)
+                out.append(PlannedAttack(name, task, None, f"{type(e).__name__}: {e}"))
     return out
 
 
 def judge(planned: PlannedAttack, verdict: Verdict | None) -> AttackResult:
     """A row from a verdict (None: not applicable)."""
     if verdict is None:
-        return AttackResult(attack=planned.attack, task=planned.task.id, applicable=False)
+        evidence = f"the attack could not be built for this task: {planned.error}" if planned.error else ""
+        return AttackResult(attack=planned.attack, task=planned.task.id, applicable=False, evidence=evidence)
     tail = "\n".join(t for t in (verdict.stdout_tail.strip(), verdict.stderr_tail.strip()) if t)
     evidence = verdict.reason + ("\n--- output tail ---\n" + tail[-_TAIL:] if tail else "")
     return AttackResult(
