@@ -388,7 +388,13 @@ def _odd_tasks() -> list[pb.Task]:
     repository rows without a context slice, languages without a runner of their own."""
     from patchbench import FileEntry, Repository, Task, TestCommand, TestSpec
 
-    odd_ids = ('tests/test_x.py::test_a["it\'s\\n"]', "名前::テスト", 'a"b', "S > t > u", "pkg.TestX/sub case")
+    odd_ids = (
+        'tests/test_x.py::test_a["it\'s\\n"]',
+        "名前::テスト",
+        'a"b',
+        "S > t > u",
+        "pkg.TestX/sub case",
+    )
     binary = FileEntry(path="data/blob.bin", content="AAEC/w==", encoding="base64")
 
     def task(task_id: str, language: str, argv: tuple[str, ...], **kw: object) -> Task:
