@@ -406,7 +406,7 @@ def _odd_tasks() -> list[pb.Task]:
             "fail_to_pass": odd_ids,
         }
         base.update(kw)
-        return Task(**base)  # type: ignore[arg-type]
+        return Task(**base)
 
     return [
         task("no-hidden-py", "python", ("python", "-m", "pytest")),
