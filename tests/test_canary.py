@@ -263,3 +263,94 @@ def test_a_forged_tap_report_without_the_canary_is_caught_once_calibrated(tmp_pa
     assert v.status is pb.Status.UNRESOLVED
     assert v.canary == "missing" and "canary test is missing" in v.reason
     assert len(list((tmp_path / "cache" / "canary").glob("*.json"))) == 1
+
+
+# -- real datasets: never plant where it could change what the real tests compare against ----------------
+
+
+def _entry(path: str, text: str) -> FileEntry:
+    return FileEntry(path=path, content=text)
+
+
+def _plan_for(runner: str, language: str, tests: list[FileEntry], argv: tuple[str, ...] = ("x",)) -> object:
+    task = Task(
+        id="t",
+        language=language,
+        workspace=(_entry("main.txt", "x\n"),),
+        hidden_tests=tuple(tests),
+        test=TestSpec(commands=(TestCommand(argv=argv),)),
+    )
+    return plan_canary(runner, task, task.hidden_tests, "n1", workspace_dst="/w", harness_dst="/h")
+
+
+def test_no_canary_goes_into_test_data() -> None:
+    node_fixture = _entry("test/fixtures/input.js", "import test from 'node:test';\n")
+    node_real = _entry("test/parse.test.js", "import { test } from 'node:test';\ntest('a', () => {});\n")
+    c = _plan_for("node-test", "javascript", [node_fixture, node_real])
+    assert c is not None and list(c.files) == ["test/parse.test.js"]  # type: ignore[attr-defined]
+    assert _plan_for("node-test", "javascript", [node_fixture]) is None
+    # a .js file that does not use node:test (a helper, a data file) is never touched
+    assert _plan_for("node-test", "javascript", [_entry("test/helper.js", "module.exports = 1;\n")]) is None
+
+    ui = _entry("tests/ui/bad_borrow.rs", "#[test]\nfn t() {}\n")  # compile-fail data for trybuild
+    assert _plan_for("cargo-test", "rust", [ui]) is None
+    nested = _entry("crates/core/tests/api.rs", "#[test]\nfn t() {}\n")
+    c = _plan_for("cargo-test", "rust", [ui, nested])
+    assert c is not None and list(c.files) == ["crates/core/tests/api.rs"]  # type: ignore[attr-defined]
+
+    tap_data = _entry("tests/fixtures/test_sample.py", "def test_x():\n    pass\n")
+    assert _plan_for("tap", "python", [tap_data]) is None
+
+
+def test_junit_canary_goes_into_the_primary_class_only() -> None:
+    body = (
+        "import org.junit.jupiter.api.Test;\n/* } */\nclass FooTest {\n"
+        '    String s = "}";\n    @Test void a() { }\n}\ninterface Helper { void x(); }\n'
+    )
+    c = _plan_for("junit", "java", [_entry("src/test/java/FooTest.java", body)])
+    assert c is not None
+    text = c.files["src/test/java/FooTest.java"]  # type: ignore[attr-defined]
+    assert text.index("pbCanaryn1") < text.index("interface Helper")
+    assert text.endswith("}\ninterface Helper { void x(); }\n")
+    only_interface = "import org.junit.jupiter.api.Test;\ninterface FooTest { }\n"
+    assert _plan_for("junit", "java", [_entry("src/test/java/FooTest.java", only_interface)]) is None
+    testng = "import org.testng.annotations.Test;\nclass FooTest { @Test void a() {} }\n"
+    assert _plan_for("junit", "java", [_entry("src/test/java/FooTest.java", testng)]) is None
+
+
+def test_the_pytest_plugin_never_breaks_the_tasks_own_run(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from patchbench.canary import PYTEST_PLUGIN
+
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "h"),
+        "PATCHBENCH_CANARY_NAME": "test_pb_canary_gone",
+        "PATCHBENCH_CANARY_FILE": str(tmp_path / "no-such-dir" / "test_pb_canary_gone.py"),
+    }
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            PYTEST_PLUGIN_MODULE,
+            "-p",
+            "no:cacheprovider",
+            "test_a.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 passed" in r.stdout

@@ -79,6 +79,13 @@ def _module(session, path):
 def pytest_collection_modifyitems(session, config, items):
     if not _NAME or not _FILE:
         return
+    try:
+        _add_canary(session, items)
+    except Exception:  # never break the task's own run: a canary left out is calibrated as not run
+        pass
+
+
+def _add_canary(session, items):
     mine = [i for i in items if i.name == _NAME]
     if not mine:
         mine = [pytest.Function.from_parent(_module(session, Path(_FILE)), name=_NAME)]
@@ -232,9 +239,26 @@ def _text(f: FileEntry) -> str | None:
         return None
 
 
+#: Directories whose files are test *data* (inputs, expected outputs, compile-fail cases), never a place to
+#: plant a canary: changing such a file would change what the real tests compare against.
+_DATA_DIRS = frozenset(
+    {"fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data", "data", "snapshots",
+     "__snapshots__", "ui", "compile-fail", "compile_fail", "run-pass", "resources", "golden", "expected",
+     "samples", "examples", "vendor", "node_modules"}
+)  # fmt: skip
+
+
+def _data_path(path: str) -> bool:
+    return any(part.lower() in _DATA_DIRS for part in path.split("/")[:-1])
+
+
 def _pick(tests: Sequence[FileEntry], ok: tuple[str, ...], commands: str = "") -> FileEntry | None:
-    """The hidden test file to plant into: one the command names, else the last by path."""
-    cands = sorted((f for f in tests if f.path.endswith(ok) and _text(f) is not None), key=lambda f: f.path)
+    """The hidden test file to plant into: one the command names, else the last by path; never a file
+    in a test-data directory."""
+    cands = sorted(
+        (f for f in tests if f.path.endswith(ok) and not _data_path(f.path) and _text(f) is not None),
+        key=lambda f: f.path,
+    )
     named = [f for f in cands if f.path in commands]
     pool = named or cands
     return pool[-1] if pool else None
@@ -250,8 +274,9 @@ def _pytest(
 ) -> Canary | None:
     if re.search(r"(^|\s)-[a-zA-Z]*[IE]", commands.split("pytest", 1)[0]):
         return None  # python -I/-E ignores PYTHONPATH: the plugin could not load
-    py = [f for f in tests if _is_py_test_module(f.path)]
-    folder = posixpath.dirname(sorted(f.path for f in py)[0]) if py else "tests"
+    py = sorted(f.path for f in tests if _is_py_test_module(f.path) and not _data_path(f.path))
+    named = [p for p in py if p in commands]
+    folder = posixpath.dirname((named or py)[0]) if py else "tests"
     name = f"test_pb_canary_{nonce}"
     rel = posixpath.join(folder, f"{name}.py")
     return Canary(
@@ -268,12 +293,9 @@ def _pytest(
 
 
 def _tap_python(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
-    py = sorted(
-        (f for f in tests if _is_py_test_module(f.path) and _text(f) is not None), key=lambda f: f.path
-    )
-    if not py:
+    host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
+    if host is None:
         return None
-    host = py[-1]
     name = f"test_pb_canary_{nonce}"
     text = (_text(host) or "").rstrip("\n")
     return Canary(token=f"pb_canary_{nonce}", files={host.path: f"{text}\n\n\n{_py_body(name)}"})
@@ -281,7 +303,8 @@ def _tap_python(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
 
 def _node(tests: Sequence[FileEntry], nonce: str, commands: str) -> Canary | None:
     exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
-    host = _pick([f for f in tests if "test" in f.path.lower()], exts, commands)
+    uses_node_test = re.compile(r"""(['"])(node:)?test\1""")
+    host = _pick([f for f in tests if uses_node_test.search(_text(f) or "")], exts, commands)
     if host is None:
         return None
     text = (_text(host) or "").rstrip("\n")
@@ -323,8 +346,11 @@ def _go(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
 
 def _cargo(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
     rs = [f for f in tests if f.path.endswith(".rs")]
-    integration = [f for f in rs if f.path.startswith("tests/") and f.path.count("/") == 1]
-    with_tests = [f for f in rs if "#[test]" in (_text(f) or "")]
+    # crate/tests/<name>.rs is an integration test target; deeper files under tests/ are modules or data
+    integration = [f for f in rs if posixpath.basename(posixpath.dirname(f.path)) == "tests"]
+    with_tests = [
+        f for f in rs if "/src/" in f"/{f.path}" and "#[test]" in (_text(f) or "") and not _data_path(f.path)
+    ]
     host = _pick(integration or with_tests, (".rs",))
     if host is None:
         return None
@@ -357,10 +383,52 @@ def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | Non
         annotation = "@org.junit.Test"
     else:
         return None
+    cut = _java_class_end(text, posixpath.basename(host.path).removesuffix(".java"))
+    if cut is None:
+        return None
     name = f"pbCanary{nonce}"
     method = (
         f"\n    {annotation}\n    public void {name}() {{\n"
         f"        throw new AssertionError({json.dumps(_MESSAGE)});\n    }}\n"
     )
-    cut = text.rindex("}")
     return Canary(token=name, files={host.path: text[:cut] + method + text[cut:]})
+
+
+def _java_class_end(text: str, name: str) -> int | None:
+    """The index of the ``}`` that closes class (or record) ``name``, skipping comments, strings, text
+    blocks and char literals; None when there is no such class (an interface, an enum) or it is unbalanced.
+    """
+    m = re.search(rf"\b(class|record)\s+{re.escape(name)}\b", text)
+    if m is None:
+        return None
+    i, depth, n = text.find("{", m.end()), 0, len(text)
+    if i < 0:
+        return None
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            if i < 0:
+                return None
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            if i < 0:
+                return None
+            i += 1
+        elif text.startswith('"""', i):
+            i = text.find('"""', i + 3)
+            if i < 0:
+                return None
+            i += 2
+        elif c in "\"'":
+            i += 1
+            while i < n and text[i] != c:
+                i += 2 if text[i] == "\\" else 1
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
