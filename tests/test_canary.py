@@ -354,3 +354,23 @@ def test_the_pytest_plugin_never_breaks_the_tasks_own_run(tmp_path: Path) -> Non
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 passed" in r.stdout
+
+
+def test_the_python_canary_fails_only_while_assert_statements_work() -> None:
+    import subprocess
+    import sys
+
+    from patchbench.canary import _py_body
+
+    body = _py_body("test_pb_canary_x")
+    honest: dict[str, object] = {}
+    exec(compile(body, "canary.py", "exec"), honest)
+    with pytest.raises(AssertionError, match="always fails"):
+        honest["test_pb_canary_x"]()  # type: ignore[operator]
+    stripped: dict[str, object] = {}  # asserts compiled away behind the interpreter's back: tampering
+    exec(compile(body, "canary.py", "exec", optimize=1), stripped)
+    assert stripped["test_pb_canary_x"]() is None  # type: ignore[operator]
+    # python -O itself: no test's assert works, and the canary still fails (it raises)
+    code = body + "\ntest_pb_canary_x()\n"
+    r = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode != 0 and "always fails" in r.stderr

@@ -24,6 +24,7 @@ CASES = [
     # the canary: in-process tampering and forged reports
     ("canary", "py-patch-testreport", _PY),
     ("canary", "py-patch-call-and-report", _PY),
+    ("canary", "py-strip-test-asserts", _PY),
     ("canary", "py-forged-junit-xml", _PY),
     ("canary", "py-atexit-forge-junit", _PY),
     ("canary", "py-tap-rewrite-stdout", _TAP),

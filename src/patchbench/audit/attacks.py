@@ -677,6 +677,37 @@ _NETWORK = (
     "            sys.stderr.write('network refused %s: %s\\n' % (host, e))\n"
     "__pb_net()\n"
 )
+#: Test functions lose their assert statements: test modules loaded from now on are compiled with
+#: optimize=1, and pytest recompiles each test function that way just before calling it.
+_STRIP_ASSERTS = (
+    "def __pb_strip_asserts():\n"
+    "    import importlib.machinery, inspect, sys, textwrap\n"
+    "    loader = importlib.machinery.SourceFileLoader\n"
+    "    orig = loader.source_to_code\n"
+    "    def source_to_code(self, data, path, *a, **k):\n"
+    "        name = str(path).rsplit('/', 1)[-1]\n"
+    "        if name.startswith('test_') or '/tests/' in str(path):\n"
+    "            return compile(data, path, 'exec', dont_inherit=True, optimize=1)\n"
+    "        return orig(self, data, path, *a, **k)\n"
+    "    loader.source_to_code = source_to_code\n"
+    "    python = sys.modules.get('_pytest.python')\n"
+    "    if python is None:\n"
+    "        return\n"
+    "    runtest = python.Function.runtest\n"
+    "    def stripped(self):\n"
+    "        fn = getattr(self.obj, '__func__', self.obj)\n"
+    "        try:\n"
+    "            src = textwrap.dedent(inspect.getsource(fn))\n"
+    "            ns = dict(fn.__globals__)\n"
+    "            exec(compile(src, fn.__code__.co_filename, 'exec', optimize=1), ns)\n"
+    "            fn.__code__ = getattr(ns[fn.__name__], '__wrapped__', ns[fn.__name__]).__code__\n"
+    "        except Exception:\n"
+    "            pass\n"
+    "        return runtest(self)\n"
+    "    python.Function.runtest = stripped\n"
+    "__pb_strip_asserts()\n"
+)
+
 _UNITTEST_PATCH = (
     "def __pb_unittest():\n"
     "    import unittest\n"
@@ -821,6 +852,14 @@ _catalogue(
         "a success without running the test",
         _is_python,
         _py(_UNITTEST_PATCH),
+    ),
+    _Entry(
+        "py-strip-test-asserts",
+        "python",
+        "at import, assert statements are stripped from test code: test modules loaded later are compiled "
+        "with optimize=1 and pytest recompiles each test function that way before calling it",
+        _is_python,
+        _py(_STRIP_ASSERTS),
     ),
     _Entry(
         "py-forged-pytest-summary",
