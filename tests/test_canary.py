@@ -374,3 +374,86 @@ def test_the_python_canary_fails_only_while_assert_statements_work() -> None:
     code = body + "\ntest_pb_canary_x()\n"
     r = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=False)
     assert r.returncode != 0 and "always fails" in r.stderr
+
+
+# -- the pytest plugin's process-integrity check ------------------------------------------------------------
+
+
+def _pytest_with_canary(tmp_path: Path, files: dict[str, str]) -> str:
+    """Run pytest on ``files`` with the canary plugin and canary module; the canary's outcome."""
+    import os
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from patchbench.canary import PYTEST_PLUGIN, _py_body
+
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "tests" / "test_pb_canary_n1.py").write_text(_py_body("test_pb_canary_n1"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "h"),
+        "PATCHBENCH_CANARY_NAME": "test_pb_canary_n1",
+        "PATCHBENCH_CANARY_FILE": str(tmp_path / "tests" / "test_pb_canary_n1.py"),
+    }
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", PYTEST_PLUGIN_MODULE, "-p", "no:cacheprovider"]
+    subprocess.run(
+        [*argv, f"--junitxml={tmp_path / 'j.xml'}", "tests"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    case = next(c for c in ET.parse(tmp_path / "j.xml").iter("testcase") if "pb_canary" in c.get("name", ""))
+    return "failed" if len(case) else "passed"
+
+
+_PLAIN = "def test_a():\n    assert 1 + 1 == 2\n"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"tests/test_a.py": _PLAIN},
+        # a conftest hook wrapper on reports (legitimate: the task's own), a plugin module listed by a test
+        # module, a test that monkeypatches pytest's internals and has them restored
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+            "def pytest_runtest_makereport(item, call):\n    yield\n",
+            "tests/test_a.py": "pytest_plugins = ['pytester']\n\n\n" + _PLAIN,
+            "tests/test_b.py": "import _pytest.runner\n\n\ndef test_b(monkeypatch):\n"
+            "    orig = _pytest.runner.call_and_report\n"
+            "    monkeypatch.setattr(_pytest.runner, 'call_and_report', lambda *a, **k: orig(*a, **k))\n",
+        },
+    ],
+    ids=["plain", "legitimate-hooks-and-patches"],
+)
+def test_the_integrity_check_leaves_honest_runs_alone(tmp_path: Path, files: dict[str, str]) -> None:
+    assert _pytest_with_canary(tmp_path, files) == "failed"
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # an object plugin registered from code under test, rewriting outcomes of chosen tests only
+        "import gc, pytest, _pytest.config\n\n\nclass R:\n    @pytest.hookimpl(hookwrapper=True)\n"
+        "    def pytest_runtest_makereport(self, item, call):\n        yield\n\n\n"
+        "for o in gc.get_objects():\n    if isinstance(o, _pytest.config.Config):\n"
+        "        o.pluginmanager.register(R(), 'r')\n",
+        # a pytest internal replaced
+        "import _pytest.reports\n_orig = _pytest.reports.TestReport.__init__\n"
+        "_pytest.reports.TestReport.__init__ = lambda self, *a, **k: _orig(self, *a, **k)\n",
+        # a function's code swapped in place
+        "import _pytest.python\n\n\ndef _runtest(self):\n"
+        "    self.ihook.pytest_pyfunc_call(pyfuncitem=self)\n\n\n"
+        "_pytest.python.Function.runtest.__code__ = _runtest.__code__\n",
+    ],
+    ids=["object-plugin", "replaced-internal", "swapped-code"],
+)
+def test_the_integrity_check_catches_in_process_tampering(tmp_path: Path, attack: str) -> None:
+    files = {"tests/buggy.py": attack, "tests/test_a.py": "import buggy  # noqa: F401\n\n\n" + _PLAIN}
+    assert _pytest_with_canary(tmp_path, files) == "passed"

@@ -25,6 +25,7 @@ CASES = [
     ("canary", "py-patch-testreport", _PY),
     ("canary", "py-patch-call-and-report", _PY),
     ("canary", "py-strip-test-asserts", _PY),
+    ("canary", "py-targeted-outcome-rewrite", _PY),
     ("canary", "py-forged-junit-xml", _PY),
     ("canary", "py-atexit-forge-junit", _PY),
     ("canary", "py-tap-rewrite-stdout", _TAP),

@@ -708,6 +708,46 @@ _STRIP_ASSERTS = (
     "__pb_strip_asserts()\n"
 )
 
+def _py_targeted(t: Task) -> str:
+    """In-process outcome rewriting aimed at the listed tests only (the canary, unlisted, is left alone):
+    TestReport is patched to say passed for the listed node ids, and a hook wrapper doing the same is
+    registered with the running pytest's plugin manager."""
+    return (
+        "def __pb_targeted():\n"
+        "    import gc, sys\n"
+        f"    listed = set({sorted(_ids(t))!r})\n"
+        "    def hit(rep):\n"
+        "        node = getattr(rep, 'nodeid', '')\n"
+        "        return node in listed or node.split('[')[0] in listed\n"
+        "    reports = sys.modules.get('_pytest.reports')\n"
+        "    if reports is not None:\n"
+        "        init = reports.TestReport.__init__\n"
+        "        def patched(self, *a, **k):\n"
+        "            init(self, *a, **k)\n"
+        "            if hit(self):\n"
+        "                self.outcome, self.longrepr = 'passed', None\n"
+        "        reports.TestReport.__init__ = patched\n"
+        "    config = sys.modules.get('_pytest.config')\n"
+        "    if config is None:\n"
+        "        return\n"
+        "    import pytest\n"
+        "    class Rewrite:\n"
+        "        @pytest.hookimpl(hookwrapper=True)\n"
+        "        def pytest_runtest_makereport(self, item, call):\n"
+        "            outcome = yield\n"
+        "            rep = outcome.get_result()\n"
+        "            if hit(rep):\n"
+        "                rep.outcome, rep.longrepr = 'passed', None\n"
+        "    for obj in gc.get_objects():\n"
+        "        if isinstance(obj, config.Config):\n"
+        "            try:\n"
+        "                obj.pluginmanager.register(Rewrite(), 'pb-rewrite')\n"
+        "            except Exception:\n"
+        "                pass\n"
+        "__pb_targeted()\n"
+    )
+
+
 _UNITTEST_PATCH = (
     "def __pb_unittest():\n"
     "    import unittest\n"
@@ -860,6 +900,14 @@ _catalogue(
         "with optimize=1 and pytest recompiles each test function that way before calling it",
         _is_python,
         _py(_STRIP_ASSERTS),
+    ),
+    _Entry(
+        "py-targeted-outcome-rewrite",
+        "python",
+        "at import, only the listed tests' outcomes are rewritten to passed (TestReport patched, and a hook "
+        "wrapper registered with the running pytest), leaving every other test alone",
+        _is_pytest,
+        _py(_py_targeted),
     ),
     _Entry(
         "py-forged-pytest-summary",
