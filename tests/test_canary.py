@@ -58,7 +58,9 @@ def test_appended_canaries_keep_the_hidden_test_file(
 ) -> None:
     task = _builtin(task_id)
     c = plan_canary(runner, task, task.hidden_tests, "abc123", workspace_dst="/w", harness_dst="/h")
-    assert c is not None and c.token == token and not c.harness_files
+    assert c is not None and c.token == token
+    # only Python TAP scripts get harness files (the integrity snapshot loaded by sitecustomize)
+    assert bool(c.harness_files) == (runner == "tap")
     [(path, text)] = c.files.items()
     if host is not None:
         assert path == host
@@ -457,3 +459,60 @@ def test_the_integrity_check_leaves_honest_runs_alone(tmp_path: Path, files: dic
 def test_the_integrity_check_catches_in_process_tampering(tmp_path: Path, attack: str) -> None:
     files = {"tests/buggy.py": attack, "tests/test_a.py": "import buggy  # noqa: F401\n\n\n" + _PLAIN}
     assert _pytest_with_canary(tmp_path, files) == "passed"
+
+
+def _tap_process(
+    tmp_path: Path, script: str, extra_site: str | None = None, *, unbuffered_env: bool = False
+) -> str:
+    """Run ``script`` with the TAP harness files on PYTHONPATH; its standard output."""
+    import os
+    import subprocess
+    import sys
+
+    from patchbench.canary import TAP_INTEGRITY, TAP_SITECUSTOMIZE
+
+    h = tmp_path / "h"
+    h.mkdir()
+    (h / "sitecustomize.py").write_text(TAP_SITECUSTOMIZE)
+    (h / f"{PYTEST_PLUGIN_MODULE}.py").write_text(TAP_INTEGRITY)
+    path = [str(h)]
+    if extra_site is not None:
+        (tmp_path / "other").mkdir()
+        (tmp_path / "other" / "sitecustomize.py").write_text(extra_site)
+        path.append(str(tmp_path / "other"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered_env:
+        env["PYTHONUNBUFFERED"] = "1"
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+_REPORT = "\nfrom _patchbench_canary import tampered\nprint('TAMPERED', tampered(), flush=True)\n"
+
+
+def test_tap_integrity_accepts_a_rewrapped_stdout_and_chains_other_sitecustomize(tmp_path: Path) -> None:
+    rewrap = "import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+    site = "import builtins\nbuiltins.PB_OTHER = 'chained'\n"
+    out = _tap_process(tmp_path, rewrap + "import builtins\nprint(builtins.PB_OTHER)\n" + _REPORT, site)
+    assert "TAMPERED []" in out and "chained" in out
+    (tmp_path / "u").mkdir()
+    unbuffered = "import io, sys\nassert type(sys.stdout.buffer) is io.FileIO\n"
+    assert "TAMPERED []" in _tap_process(tmp_path / "u", unbuffered + _REPORT, unbuffered_env=True)
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "import sys\nclass F:\n    def write(self, s): return sys.__stdout__.write(s)\n"
+        "    def flush(self): sys.__stdout__.flush()\nsys.stdout = F()\n",
+        "import os\nr, w = os.pipe()\nsaved = os.dup(1)\nos.dup2(w, 1)\nos.dup2(saved, 1)\nos.dup2(w, 1)\n"
+        "import sys\nsys.stdout = open(saved, 'w', closefd=False)\n",
+        "import builtins\n_p = builtins.print\nbuiltins.print = lambda *a, **k: _p(*a, **k)\n",
+    ],
+    ids=["stdout-filter-object", "pipe-under-fd-1", "print-replaced"],
+)
+def test_tap_integrity_sees_an_intercepted_channel(tmp_path: Path, attack: str) -> None:
+    out = _tap_process(tmp_path, attack + _REPORT)
+    assert "TAMPERED [" in out and "TAMPERED []" not in out

@@ -183,6 +183,74 @@ def tampered():
 '''
 PYTEST_PLUGIN_MODULE = "_patchbench_canary"
 
+#: Python TAP scripts: a harness ``sitecustomize`` imports the integrity snapshot at interpreter start,
+#: before any code under test, then hands over to any other ``sitecustomize`` on the path.
+TAP_SITECUSTOMIZE = '''\
+"""patchbench (harness-owned): snapshot the test process before any code under test runs."""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+try:
+    import _patchbench_canary  # noqa: F401
+except Exception:
+    pass
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_rest = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+_spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _rest)
+if _spec is not None and _spec.loader is not None and _spec.origin != __file__:
+    _mod = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_mod)
+'''
+
+#: What a TAP script's results travel through: standard output (the object, its buffer, fd 1) and print.
+TAP_INTEGRITY = '''\
+"""patchbench (harness-owned): has the TAP channel been intercepted since the interpreter started?"""
+import builtins
+import io
+import os
+import sys
+
+
+def _fd(n):
+    try:
+        st = os.fstat(n)
+        return (st.st_dev, st.st_ino)
+    except OSError:
+        return None
+
+
+_PRINT = builtins.print
+_FD1 = _fd(1)
+
+
+def tampered():
+    """What now stands between the tests and fd 1 that did not at start-up (nothing when unsure)."""
+    out = []
+    try:
+        if builtins.print is not _PRINT:
+            out.append("print replaced")
+        if _FD1 is not None and _fd(1) != _FD1:
+            out.append("fd 1 replaced")
+        # a harness may re-wrap fd 1 (another encoding); anything but the plain io stack on fd 1 may not
+        stream = sys.stdout
+        buffer = getattr(stream, "buffer", None)
+        # unbuffered (python -u, PYTHONUNBUFFERED) the text layer sits right on the FileIO
+        raw = buffer if type(buffer) is io.FileIO else getattr(buffer, "raw", None)
+        if (
+            type(stream) is not io.TextIOWrapper
+            or type(buffer) not in (io.BufferedWriter, io.FileIO)
+            or type(raw) is not io.FileIO
+            or raw.fileno() != 1
+        ):
+            out.append("sys.stdout is not the plain text stream on fd 1")
+    except Exception:
+        return []
+    return out
+'''
+
 
 def _py_body(name: str) -> str:
     """A test that fails only when assertions work: a patched unittest, a swallowed AssertionError or
@@ -313,7 +381,7 @@ def plan_canary(
     if runner == "pytest":
         return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst)
     if runner == "tap" and task.language == "python":
-        return _tap_python(tests, nonce)
+        return _tap_python(tests, nonce, harness_dst)
     if runner == "node-test":
         return _node(tests, nonce, commands)
     if runner == "go-test":
@@ -386,13 +454,18 @@ def _pytest(
     )
 
 
-def _tap_python(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+def _tap_python(tests: Sequence[FileEntry], nonce: str, harness: str) -> Canary | None:
     host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
     if host is None:
         return None
     name = f"test_pb_canary_{nonce}"
     text = (_text(host) or "").rstrip("\n")
-    return Canary(token=f"pb_canary_{nonce}", files={host.path: f"{text}\n\n\n{_py_body(name)}"})
+    return Canary(
+        token=f"pb_canary_{nonce}",
+        files={host.path: f"{text}\n\n\n{_py_body(name)}"},
+        harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
+        env={"PYTHONPATH": harness},
+    )
 
 
 def _node(tests: Sequence[FileEntry], nonce: str, commands: str) -> Canary | None:

@@ -72,11 +72,14 @@ class Defences:
             hidden test file the candidate added, changed or deleted is left as the candidate left it.
         canary: plant a test that always fails in the run and check the report for it (see
             :mod:`patchbench.canary`).
+        exit_codes: cross-check the test commands' exit codes with the parsed results; off, the grader
+            is told every command exited 0.
     """
 
     config_guard: bool = True
     reinject_tests: bool = True
     canary: bool = True
+    exit_codes: bool = True
 
 
 def runs_root() -> Path:
@@ -342,7 +345,8 @@ def run(
         )
         f2p = match_ids(runner, task.fail_to_pass, results)
         p2p = match_ids(runner, task.pass_to_pass, results)
-        g = grade(results, f2p, p2p, exit_codes=exit_codes, timed_out=timed_out, canary=canary_state)
+        graded_exits = exit_codes if defences.exit_codes else [0 if c is not None else c for c in exit_codes]
+        g = grade(results, f2p, p2p, exit_codes=graded_exits, timed_out=timed_out, canary=canary_state)
         if g.status is Status.RESOLVED and canary_state is CanaryState.MISSING and not _calibrating:
             # Resolved, yet the canary is not in the report: forged, unless this task's command never
             # runs injected tests at all. One calibration run of the untouched task tells (cached).
@@ -364,7 +368,7 @@ def run(
                     results,
                     f2p,
                     p2p,
-                    exit_codes=exit_codes,
+                    exit_codes=graded_exits,
                     timed_out=timed_out,
                     canary=canary_state,
                     canary_required=True,

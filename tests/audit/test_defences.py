@@ -61,9 +61,32 @@ def test_switching_off_one_defence_lets_its_attacks_win(defence: str, attack: st
     )
 
 
+#: Attacks that two layers stop: each layer alone suffices, so only switching off both lets them win.
+LAYERED = [
+    # the listed tests' TAP lines rewritten under fd 1: the canary's integrity check sees the pipe;
+    # without the canary, the script's exit code 1 with no failure reported gives it away
+    (("canary", "exit_codes"), "py-tap-targeted-rewrite", _TAP),
+]
+
+
+@pytest.mark.parametrize(("defences", "attack", "task_id"), LAYERED, ids=[a for _, a, _ in LAYERED])
+def test_layered_defences_each_stop_the_attack_alone(
+    defences: tuple[str, str], attack: str, task_id: str
+) -> None:
+    task = _task(task_id)
+    candidate = CATALOGUE[attack].build(task)
+    assert candidate is not None
+    for off in ((), (defences[0],), (defences[1],)):
+        v = pb.run(task, candidate, defences=Defences(**dict.fromkeys(off, False)))
+        assert v.status is not pb.Status.RESOLVED and v.reward == 0, (off, v.status, v.reason)
+    both = pb.run(task, candidate, defences=Defences(**dict.fromkeys(defences, False)))
+    assert both.status is pb.Status.RESOLVED and both.reward == 1.0, (both.status, both.reason)
+
+
 def test_every_defence_is_exercised() -> None:
-    assert {d for d, _, _ in CASES} == {"canary", "config_guard", "reinject_tests"}
-    assert set(Defences.__dataclass_fields__) == {"canary", "config_guard", "reinject_tests"}
+    exercised = {d for d, _, _ in CASES} | {d for ds, _, _ in LAYERED for d in ds}
+    assert exercised == set(Defences.__dataclass_fields__)
+    assert set(Defences.__dataclass_fields__) == {"canary", "config_guard", "reinject_tests", "exit_codes"}
 
 
 def test_gold_still_resolves_with_every_defence_on() -> None:
