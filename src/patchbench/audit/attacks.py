@@ -521,6 +521,8 @@ _PATCH_PYTEST_FAIL = (
     "        rewrite._call_reprcompare = lambda *a, **k: None\n"
     "__pb_patch()\n"
 )
+
+
 def _tap_targeted(t: Task) -> str:
     """Only the listed tests' TAP lines are rewritten (their diagnostics dropped); everything else, a
     canary among it, passes through. Once through a sys.stdout filter, once through a pipe put under fd 1."""
@@ -756,6 +758,7 @@ _STRIP_ASSERTS = (
     "    python.Function.runtest = stripped\n"
     "__pb_strip_asserts()\n"
 )
+
 
 def _py_targeted(t: Task) -> str:
     """In-process outcome rewriting aimed at the listed tests only (the canary, unlisted, is left alone):
