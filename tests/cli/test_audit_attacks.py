@@ -138,8 +138,10 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
         "gold_run": 2,
         "gold_resolved": 1,
         "gold_lost": 1,
+        "canary": {"none": 2},
         "by_status": {"resolved": 1, "unresolved": 1},
     }
+    assert "## Canary coverage" in md
     assert AttackReport.model_validate(data) == report
 
 
@@ -209,6 +211,9 @@ def test_battery_on_two_builtin_tasks(tmp_path: Path) -> None:
     assert sum(s["by_status"].values()) == s["applied"] and "resolved" not in s["by_status"]
     assert {(r["attack"], r["task"]) for r in data["results"] if r["applicable"]} == applicable
     assert {g["task"]: g["resolved"] for g in data["gold"]} == {_PY: True, _JS: True}
+    # both tasks' commands run the canary: forged or tampered reports are caught there
+    assert {g["task"]: g["canary"] for g in data["gold"]} == {_PY: "failed", _JS: "failed"}
+    assert s["canary"] == {"runs": 2}
 
     md = (tmp_path / "attacks_report.md").read_text()
     assert json.loads((tmp_path / "attacks_report.json").read_text()) == data

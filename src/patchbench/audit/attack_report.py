@@ -47,8 +47,13 @@ def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
         "gold_run": len(report.gold),
         "gold_resolved": len(report.gold) - gold_lost,
         "gold_lost": gold_lost,
+        "canary": dict(sorted(Counter(_coverage(g.canary) for g in report.gold).items())),
         "by_status": dict(sorted(by_status.items())),
     }
+
+
+def _coverage(canary: str | None) -> str:
+    return {"failed": "runs", "passed": "runs", "missing": "not-run"}.get(canary or "", "none")
 
 
 def _cell(text: object) -> str:
@@ -108,6 +113,19 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         lines.append("Every gold patch resolved.")
     else:
         lines.append("No gold patch was run (no task has one).")
+    if report.gold:
+        lines += [
+            "",
+            "## Canary coverage",
+            "",
+            "Whether each task's test command runs the harness's canary (a test that always fails), from its "
+            "gold run: `runs` (forged or tampered reports are caught), `not-run` (a forged report cannot be "
+            "told from a real one for this task), `none` (this runner plants no canary).",
+            "",
+            "| task | canary |",
+            "| --- | --- |",
+        ]
+        lines += [f"| {_cell(g.task)} | {_coverage(g.canary)} |" for g in report.gold]
     lines += [
         "",
         "## Every attack × task",

@@ -2040,6 +2040,9 @@ class GoldResult(BaseModel):
         reward: its reward.
         resolved: the gold patch resolved the task (False: a gold patch lost).
         reason: the verdict's reason.
+        canary: what the gold run's report said of the canary (``failed``: the task's command runs it, so
+            forged or tampered reports are caught; ``missing``: it does not; None: this runner plants
+            none; see :mod:`patchbench.canary`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -2049,6 +2052,7 @@ class GoldResult(BaseModel):
     reward: float
     resolved: bool
     reason: str = ""
+    canary: str | None = None
 
 
 class AttackReport(BaseModel):
@@ -2164,6 +2168,7 @@ def run_attacks(
             reward=v.reward,
             resolved=v.status is Status.RESOLVED and v.reward == 1.0,
             reason=v.reason,
+            canary=v.canary,
         )
         for t, v in zip(gold_tasks, verdicts[len(runnable) :], strict=True)
     )
