@@ -52,7 +52,7 @@ NOT_RUNNABLE = (126, 127)
 TAIL = 4000
 #: Where the offline uv/uvx stand-ins appear inside the sandbox (script verifiers).
 SHIMS_DST = "/.patchbench-shims"
-#: Where the canary's harness files (the pytest plugin) appear inside the sandbox.
+#: Where the canary's harness files (pytest plugin, TAP sitecustomize) appear inside the sandbox.
 CANARY_DST = "/.patchbench-canary"
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -552,12 +552,8 @@ def _as_injected(task: Task, ws: Path) -> list[FileEntry]:
     """The hidden test files as they now are in the workspace (the canary is planted into these)."""
     out = []
     for f in task.hidden_tests:
-        path = ws / f.path
-        if path.is_file() and not path.is_symlink():
-            try:
-                text = path.read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                continue
+        text = _read_text(ws, f.path)
+        if text is not None:
             out.append(f.model_copy(update={"content": text, "encoding": "text"}))
     return out
 
