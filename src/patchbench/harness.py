@@ -345,7 +345,7 @@ def run(
         )
         f2p = match_ids(runner, task.fail_to_pass, results)
         p2p = match_ids(runner, task.pass_to_pass, results)
-        graded_exits = exit_codes if defences.exit_codes else [0 if c is not None else c for c in exit_codes]
+        graded_exits = exit_codes if defences.exit_codes else [None if c is None else 0 for c in exit_codes]
         g = grade(results, f2p, p2p, exit_codes=graded_exits, timed_out=timed_out, canary=canary_state)
         if g.status is Status.RESOLVED and canary_state is CanaryState.MISSING and not _calibrating:
             # Resolved, yet the canary is not in the report: forged, unless this task's command never
@@ -624,8 +624,9 @@ def _runs_canary(
     if not usable:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"task": task.id, "runner": runner, "runs_canary": runs}))
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # parallel runs may calibrate at once
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps({"task": task.id, "runner": runner, "runs_canary": runs}))
     os.replace(tmp, path)
     log.info("canary calibration for %s: %s", task.id, "runs" if runs else "not run by the command")
     return runs
