@@ -18,7 +18,7 @@ It runs in the same process as the hidden tests (same module, same test binary, 
 in-process patching hits it too; it is planted after the hidden tests are injected, so the candidate
 cannot touch it; its result is removed from the verdict's tests, so validation and grading see only the
 task's own tests. Code that reads its own process's canary and special-cases it can still defeat it:
-the canary is a tripwire for generic forgery, not a proof (see docs/design/integrity.md).
+the canary is a tripwire, not a proof (see docs/design/integrity.md).
 
 How the canary is planted, per runner:
 
@@ -30,9 +30,18 @@ node-test       a ``node:test`` test appended to a hidden test file the command 
                 ``import()``, which CommonJS and ES modules both accept; TypeScript: static imports)
 go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' package
 cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
+junit           a failing ``@Test`` method (JUnit 5 or 4) added to the primary class of a hidden test file;
+                none in a multi-module Maven build (a failing module stops the modules after it)
 ==============  ==========================================================================================
 
-Other runners (Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet.
+Other runners (Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet. Planting never
+touches test data (fixtures, snapshots, compile-fail cases) and never a file that does not belong to
+the runner's framework.
+
+The Python canary also consults a process-integrity snapshot taken before any code under test ran
+(:data:`PYTEST_PLUGIN` at pytest's collection start; :data:`TAP_SITECUSTOMIZE` + :data:`TAP_INTEGRITY` at a
+TAP script's interpreter start) and *passes* when outcome machinery was replaced since: that catches
+tampering aimed at the listed tests only, which leaves the canary itself alone.
 """
 
 from __future__ import annotations
@@ -50,7 +59,7 @@ from .task import FileEntry, Task
 __all__ = ["Canary", "CanaryState", "new_nonce", "plan_canary"]
 
 #: Bumped whenever planting changes, so cached calibrations are not reused across versions.
-CANARY_VERSION = "1"
+CANARY_VERSION = "2"
 _MESSAGE = "patchbench canary: this test always fails"
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
 
