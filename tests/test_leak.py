@@ -283,6 +283,26 @@ def test_f2p_references_resolve_aliases_helpers_and_fixtures() -> None:
     assert "_parse_port" not in f2p_references(ports_task("", tests=unused))
 
 
+def test_the_other_tests_of_a_failing_tests_class_are_not_reached() -> None:
+    """A class's helpers and setup are reached from its failing test; its passing tests are not."""
+    tests = (
+        "import pytest\n"
+        "import ports\n\n\n"
+        "@pytest.mark.usefixtures('tmp_path')\n"
+        "class TestPorts:\n"
+        "    def setup_method(self):\n"
+        "        self.default = 80\n\n"
+        "    def test_bare_host(self):\n"
+        "        assert ports.connect('h') == ('h', self.default)\n\n"
+        "    def test_helper(self):\n"
+        "        assert ports._parse_port('h:1') == ('h', 1)\n"
+    )
+    task = ports_task("", tests=tests, fail_to_pass=("tests/test_ports.py::TestPorts::test_bare_host",))
+    refs = f2p_references(task)
+    assert {"connect", "default", "usefixtures"} <= refs
+    assert "_parse_port" not in refs and "test_helper" not in refs
+
+
 def test_names_in_comments_and_strings_are_not_references() -> None:
     tests = (
         "from ports import connect\n\n\n"

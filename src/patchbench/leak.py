@@ -404,10 +404,9 @@ def _python_references(files: Mapping[str, str], wanted: set[str]) -> set[str]:
                     nm = d.child_by_field_name("name") if d is not None else None
                     if nm is not None and not _text(nm).startswith("test"):
                         reached.append(member)
-                for dec in (
-                    cls.parent.children if cls.parent and cls.parent.type == "decorated_definition" else []
-                ):
-                    reached.append(dec)
+                wrapper = cls.parent
+                if wrapper is not None and wrapper.type == "decorated_definition":
+                    reached += [c for c in wrapper.children if c.type == "decorator"]
     if not reached:
         for root in roots.values():
             reached += [
