@@ -269,6 +269,7 @@ def test_f2p_references_resolve_aliases_helpers_and_fixtures() -> None:
         "def check(address):\n"
         "    return dial(address)\n\n\n"
         "class TestPorts:\n"
+        "    port = ports.DEFAULT_PORT\n\n"
         "    def setup_method(self):\n"
         "        self.expected = 80\n\n"
         "    def test_bare_host(self, parsed):\n"
@@ -290,16 +291,17 @@ def test_the_other_tests_of_a_failing_tests_class_are_not_reached() -> None:
         "import ports\n\n\n"
         "@pytest.mark.usefixtures('tmp_path')\n"
         "class TestPorts:\n"
+        "    port = ports.DEFAULT_PORT\n\n"
         "    def setup_method(self):\n"
         "        self.default = 80\n\n"
         "    def test_bare_host(self):\n"
-        "        assert ports.connect('h') == ('h', self.default)\n\n"
+        "        assert ports.connect('h') == ('h', self.port)\n\n"
         "    def test_helper(self):\n"
         "        assert ports._parse_port('h:1') == ('h', 1)\n"
     )
     task = ports_task("", tests=tests, fail_to_pass=("tests/test_ports.py::TestPorts::test_bare_host",))
     refs = f2p_references(task)
-    assert {"connect", "default", "usefixtures"} <= refs
+    assert {"connect", "default", "DEFAULT_PORT", "usefixtures"} <= refs
     assert "_parse_port" not in refs and "test_helper" not in refs
 
 

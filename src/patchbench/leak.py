@@ -323,13 +323,12 @@ def _test_name(test_id: str) -> str:
     return name.split("/")[0].strip()
 
 
-def _leaves(node: Any, types: Iterable[str] | None = None) -> Iterable[Any]:
+def _leaves(node: Any) -> Iterable[Any]:
     stack = [node]
     while stack:
         n = stack.pop()
         if n.child_count == 0:
-            if types is None or n.type in types:
-                yield n
+            yield n
         else:
             stack.extend(n.children)
 
@@ -402,7 +401,7 @@ def _python_references(files: Mapping[str, str], wanted: set[str]) -> set[str]:
                         else member
                     )
                     nm = d.child_by_field_name("name") if d is not None else None
-                    if nm is not None and not _text(nm).startswith("test"):
+                    if nm is None or not _text(nm).startswith("test"):  # class data, setup, helpers
                         reached.append(member)
                 wrapper = cls.parent
                 if wrapper is not None and wrapper.type == "decorated_definition":
