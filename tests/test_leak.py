@@ -17,7 +17,7 @@ from patchbench.leak import (
     screen_prompt,
 )
 from patchbench.report.validation import to_markdown
-from patchbench.validate import ValidationReport, judge
+from patchbench.validate import ValidationReport, judge, validate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leak"
 OUTPUTS = FIXTURES / "outputs"
@@ -391,6 +391,8 @@ def test_validate_fails_on_leaks_by_default_and_on_hints_when_strict() -> None:
     assert not judge(ports_task("The bug is in _parse_port."), [], leak=False).leaks
     with pytest.raises(InputError):
         judge(hint, [], leak_level=LeakLevel.NONE)
+    with pytest.raises(InputError):  # before any run is made
+        validate([hint], leak_level=LeakLevel.NONE, sandbox="none")
 
 
 def test_the_markdown_report_lists_every_finding_with_its_level_and_reason() -> None:

@@ -41,6 +41,7 @@ from .task import Task, VerifierKind
 from .verdict import Status, Verdict
 
 PRE = "empty"
+_NONE_THRESHOLD = "the leak threshold is 'leak' or 'hint': a 'none' finding never breaks a task"
 POST = "gold"
 WIPE = "wipe"
 NOOP = "noop"
@@ -357,7 +358,7 @@ def judge(
 
     if leak:
         if leak_level is LeakLevel.NONE:
-            raise InputError("the leak threshold is 'leak' or 'hint': a 'none' finding never breaks a task")
+            raise InputError(_NONE_THRESHOLD)
         found = screen_prompt(task)
         rep.leaks, rep.leak_level = found.hits, found.level
         for h in found.at_least(leak_level):
@@ -452,6 +453,8 @@ def validate(
         on_progress: called with (runs done, runs total) after each run.
         repos: local repository cache directories (repository tasks).
     """
+    if leak and leak_level is LeakLevel.NONE:  # refused before any run is made, not after
+        raise InputError(_NONE_THRESHOLD)
     t0 = time.monotonic()
     engine = LocalEngine(jobs=jobs, sandbox=sandbox, ledger=ledger, reuse=resume, repos=repos)
     all_jobs = [j for t in tasks for j in plan(t, repeat, probes)]
