@@ -92,7 +92,13 @@ def test_each_kind_of_broken_task_is_caught_with_its_reason() -> None:
     assert "f2p_passes_before_fix" in kinds(report, "f2p-passes-before")
     leak = next(t for t in report.tasks if t.task_id == "leaky")
     assert {h.kind for h in leak.leaks} == {"names_symbol", "quotes_changed_line"}
+    # add_numbers is what the failing test calls (a symptom, level none); the quoted fixed line leaks
+    assert {(h.kind, h.level.value) for h in leak.leaks} == {
+        ("names_symbol", "none"),
+        ("quotes_changed_line", "leak"),
+    }
     assert any(h.symbol == "add_numbers" for h in leak.leaks)
+    assert [p.kind for p in next(t for t in report.tasks if t.task_id == "leaky").problems].count("leak") == 1
     unknown = next(
         p
         for t in report.tasks

@@ -9,8 +9,10 @@ Per task, every check runs ``repeat`` times (default 2):
 * **probes**: an empty workspace (``wipe``) and a no-op candidate (a blank line appended to a file the gold
   patch touches) must not be resolved;
 * **ids**: an F2P/P2P id that matches no reported test in any run is reported by name;
-* **leak screen**: the prompt must not name a symbol the gold patch changes nor quote a changed line
-  (:mod:`patchbench.leak`);
+* **leak screen**: the prompt must not tell where the fix goes (:mod:`patchbench.leak`): naming an
+  internal helper the gold patch edits, or quoting a changed line or the fixed expression, is a ``leak``;
+  a name or the buggy line seen only in quoted error output is a ``hint`` (a problem only when the
+  threshold is ``hint``); naming the entry point the failing tests call is harmless;
 * **context slice** (repository tasks): every context file must be a true slice of the repository at
   base_commit.
 
@@ -30,7 +32,8 @@ from pydantic import BaseModel, Field
 
 from .candidate import Candidate
 from .engine import Job, Ledger, LocalEngine
-from .leak import LeakHit, parse_patch, screen
+from .errors import InputError
+from .leak import LeakHit, LeakLevel, parse_patch, screen_prompt
 from .results import Outcome
 from .runners import get_runner
 from .sandbox import Sandbox
@@ -38,6 +41,7 @@ from .task import Task, VerifierKind
 from .verdict import Status, Verdict
 
 PRE = "empty"
+_NONE_THRESHOLD = "the leak threshold is 'leak' or 'hint': a 'none' finding never breaks a task"
 POST = "gold"
 WIPE = "wipe"
 NOOP = "noop"
@@ -49,7 +53,7 @@ class Problem(BaseModel):
     Attributes:
         kind: a stable code (``gold_not_resolved``, ``f2p_passes_before_fix``, ``p2p_fails_before_fix``,
             ``extra_failures_before_fix``, ``flaky``, ``unknown_test_id``, ``probe_rewarded``, ``leak``,
-            ``no_gold_patch``, ``no_fail_to_pass``, ``context_mismatch``, ``script_verifier``,
+            ``leak_hint``, ``no_gold_patch``, ``no_fail_to_pass``, ``context_mismatch``, ``script_verifier``,
             ``infra_error``).
         message: one line for people.
         tests: the test ids concerned, when there are any.
@@ -84,7 +88,8 @@ class TaskReport(BaseModel):
         flaky_tests: tests whose outcome differed between repeats.
         extra_failures: tests failing before the fix that are not in F2P (HardBug's exact-F2P rule).
         derived_fail_to_pass / derived_pass_to_pass: the lists the runs support (``--derive``).
-        leaks: leak-screen hits with evidence.
+        leaks: every leak-screen finding, with its level (``leak``, ``hint``, ``none``), evidence and reason.
+        leak_level: the highest level among ``leaks`` (``none`` when there is none, or the screen was off).
         canary: whether the task's test command runs the harness's canary (see :mod:`patchbench.canary`),
             from the gold runs: ``runs`` (forged or tampered reports are caught), ``not-run`` (the command
             never runs injected tests: a forged report cannot be told from a real one), ``none`` (this
@@ -102,6 +107,7 @@ class TaskReport(BaseModel):
     derived_fail_to_pass: list[str] = Field(default_factory=list)
     derived_pass_to_pass: list[str] = Field(default_factory=list)
     leaks: list[LeakHit] = Field(default_factory=list)
+    leak_level: LeakLevel = LeakLevel.NONE
     canary: str = "unknown"
     runs: list[RunSummary] = Field(default_factory=list)
 
@@ -185,8 +191,17 @@ def _summary(v: Verdict, repeat: int) -> RunSummary:
     )
 
 
-def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = True) -> TaskReport:
-    """Turn one task's runs into its report. Pure: no runs are made here."""
+def judge(
+    task: Task,
+    verdicts: Sequence[tuple[Job, Verdict]],
+    *,
+    leak: bool = True,
+    leak_level: LeakLevel = LeakLevel.LEAK,
+) -> TaskReport:
+    """Turn one task's runs into its report. Pure: no runs are made here.
+
+    ``leak_level`` is the lowest leak-screen level that breaks the contract (``leak`` or ``hint``).
+    """
     rep = TaskReport(task_id=task.id, language=task.language)
     by: dict[str, list[Verdict]] = {}
     for job, v in verdicts:
@@ -342,12 +357,16 @@ def judge(task: Task, verdicts: Sequence[tuple[Job, Verdict]], *, leak: bool = T
         ]
 
     if leak:
-        rep.leaks = screen(task)
-        for h in rep.leaks:
+        if leak_level is LeakLevel.NONE:
+            raise InputError(_NONE_THRESHOLD)
+        found = screen_prompt(task)
+        rep.leaks, rep.leak_level = found.hits, found.level
+        for h in found.at_least(leak_level):
             problems.append(
                 Problem(
-                    kind="leak",
-                    message=f"prompt {h.kind.replace('_', ' ')} {h.symbol!r} ({h.file}): {h.evidence}",
+                    kind="leak" if h.level is LeakLevel.LEAK else "leak_hint",
+                    message=f"prompt {h.kind.replace('_', ' ')} {h.symbol!r} ({h.file}): {h.reason}; "
+                    f"evidence: {h.evidence}",
                 )
             )
 
@@ -411,6 +430,7 @@ def validate(
     resume: bool = False,
     probes: bool = True,
     leak: bool = True,
+    leak_level: LeakLevel = LeakLevel.LEAK,
     dataset: str = "",
     format: str = "",
     on_progress: Callable[[int, int], None] | None = None,
@@ -427,10 +447,14 @@ def validate(
         resume: reuse verdicts already in the ledger.
         probes: run the empty-workspace and no-op probes.
         leak: run the leak screen.
+        leak_level: the lowest leak-screen level that breaks the contract: ``leak`` (default) or
+            ``hint`` (strict); ``none``-level findings never do.
         dataset / format: for the report header.
         on_progress: called with (runs done, runs total) after each run.
         repos: local repository cache directories (repository tasks).
     """
+    if leak and leak_level is LeakLevel.NONE:  # refused before any run is made, not after
+        raise InputError(_NONE_THRESHOLD)
     t0 = time.monotonic()
     engine = LocalEngine(jobs=jobs, sandbox=sandbox, ledger=ledger, reuse=resume, repos=repos)
     all_jobs = [j for t in tasks for j in plan(t, repeat, probes)]
@@ -449,7 +473,7 @@ def validate(
         dataset=dataset, format=format, repeat=repeat, created=time.strftime("%Y-%m-%dT%H:%M:%S")
     )
     for t in tasks:
-        report.tasks.append(judge(t, per_task.get(t.id, []), leak=leak))
+        report.tasks.append(judge(t, per_task.get(t.id, []), leak=leak, leak_level=leak_level))
     for tr in report.tasks:
         report.distribution[tr.signal] = report.distribution.get(tr.signal, 0) + 1
         report.canary_coverage[tr.canary] = report.canary_coverage.get(tr.canary, 0) + 1

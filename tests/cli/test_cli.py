@@ -100,3 +100,21 @@ def test_sandbox_none_warns_loudly() -> None:
     code, _, err = invoke("run", "builtin", "-t", BUILTIN[0], "--gold", "--sandbox", "none", "--json")
     assert code == 0
     assert "SANDBOX DISABLED" in err
+
+
+def test_validate_leak_level_hint_fails_a_task_whose_prompt_only_hints(tmp_path: Path) -> None:
+    """sf-gcd-recursion quotes the traceback of its buggy code: a hint, which breaks the task only with
+    --leak-level hint."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "leak" / "single-function"
+    args = ["validate", str(fixture), "-t", "sf-gcd-recursion", "--repeat", "1", "--no-probes", "--json"]
+    code, out, _ = invoke(*args, "--report-dir", str(tmp_path / "default"))
+    assert code == 0, out
+    [task] = json.loads(out)["tasks"]
+    assert task["ok"] and task["leak_level"] == "hint"
+    assert {h["level"] for h in task["leaks"]} == {"none", "hint"}
+    code, out, _ = invoke(*args, "--leak-level", "hint", "--report-dir", str(tmp_path / "strict"))
+    assert code == 1
+    [task] = json.loads(out)["tasks"]
+    assert [p["kind"] for p in task["problems"]] == ["leak_hint"]
+    code, _, _ = invoke(*args, "--leak-level", "none", "--report-dir", str(tmp_path / "bad"))
+    assert code == 2

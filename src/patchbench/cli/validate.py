@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -21,11 +22,19 @@ from ..api import load, select
 from ..engine import Ledger
 from ..errors import DatasetError
 from ..formats import write
+from ..leak import LeakLevel
 from ..sandbox import get_sandbox
 from ..validate import apply_report, write_reports
 from ..validate import validate as run_validation
 from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
 from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt
+
+
+class LeakThreshold(str, Enum):
+    """The leak-screen levels that can break a task (``none`` findings never do)."""
+
+    LEAK = "leak"
+    HINT = "hint"
 
 
 @handle_errors
@@ -51,6 +60,14 @@ def validate(
         bool, typer.Option("--probes/--no-probes", help="Empty-workspace and no-op probes.")
     ] = True,
     leak: Annotated[bool, typer.Option("--leak/--no-leak", help="Leak screen of prompts.")] = True,
+    leak_level: Annotated[
+        LeakThreshold,
+        typer.Option(
+            "--leak-level",
+            help="Lowest leak-screen level that breaks a task: leak (default) or hint (strict).",
+            case_sensitive=False,
+        ),
+    ] = LeakThreshold.LEAK,
     derive: Annotated[
         bool,
         typer.Option("--derive", help="Compute F2P/P2P from the runs (write them with --output-dataset)."),
@@ -113,6 +130,7 @@ def validate(
             resume=resume,
             probes=probes,
             leak=leak,
+            leak_level=LeakLevel(leak_level.value),
             dataset=str(dataset),
             format=loaded.format,
             on_progress=progress,

@@ -18,6 +18,34 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _leak_section(report: ValidationReport) -> list[str]:
+    """Every leak-screen finding, with its level, reason and evidence (none when nothing was found)."""
+    found = [(tr, h) for tr in report.tasks for h in tr.leaks]
+    if not found:
+        return []
+    per_level: dict[str, int] = {}
+    for tr in report.tasks:
+        per_level[tr.leak_level.value] = per_level.get(tr.leak_level.value, 0) + 1
+    counts = ", ".join(f"{k} {per_level[k]}" for k in ("leak", "hint", "none") if k in per_level)
+    lines = [
+        "",
+        "## Leak screen",
+        "",
+        f"Tasks per level: {counts}. `leak`: the prompt tells where the fix goes or gives it away; `hint`: "
+        "only in quoted error output the failing tests show anyway; `none`: a name the agent already has "
+        "(an entry point the failing tests call, the workspace's only function or module).",
+        "",
+        "| task | level | kind | symbol | file | reason | evidence |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for tr, h in found:
+        lines.append(
+            f"| {tr.task_id} | {h.level.value} | {h.kind} | `{_cell(h.symbol)[:120]}` | {_cell(h.file)} | "
+            f"{_cell(h.reason)} | {_cell(h.evidence)[:200]} |"
+        )
+    return lines
+
+
 def to_markdown(report: ValidationReport) -> str:
     """The report as markdown: summary, distribution, one row per task, per-test matrix for failures."""
     n = len(report.tasks)
@@ -32,7 +60,8 @@ def to_markdown(report: ValidationReport) -> str:
         "",
         "Contract: the buggy code fails exactly `fail_to_pass` and passes `pass_to_pass`; the gold patch "
         "passes both; every check is repeated and must agree; an empty workspace and a no-op candidate earn "
-        "nothing; the prompt does not name what the gold patch changes.",
+        "nothing; the prompt does not tell where the fix goes (naming the function the failing tests call is "
+        "the symptom, not a leak).",
         "",
         "## Reward-signal distribution",
         "",
@@ -63,6 +92,7 @@ def to_markdown(report: ValidationReport) -> str:
             f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | {tr.canary} | "
             f"{len(tr.derived_fail_to_pass)} | {_cell(probs)[:400]} |"
         )
+    lines += _leak_section(report)
     if report.unreadable_rows:
         lines += ["", "## Rows that could not be read", ""]
         lines += [f"- {_cell(r)}" for r in report.unreadable_rows]
