@@ -52,10 +52,10 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 from .sandboxed import script
 from .task import FileEntry, Task
+from .verdict import CanaryState
 
 __all__ = ["Canary", "CanaryState", "new_nonce", "plan_canary"]
 
@@ -143,14 +143,6 @@ def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
         "  throw failure;\n"
         "});\n"
     )
-
-
-class CanaryState(str, Enum):
-    """What the report said about the canary."""
-
-    FAILED = "failed"  # as it must: the results are the run's own
-    PASSED = "passed"  # tampered results
-    MISSING = "missing"  # not in the report
 
 
 @dataclass(frozen=True)
