@@ -304,7 +304,7 @@ def manifests(task: Task) -> dict[str, FileEntry]:
 
 
 def _simple_commands(command: TestCommand) -> list[list[str]]:
-    from ..runners import _simple_commands as split
+    from ..runners import simple_commands as split
 
     if command.shell is not None:
         return split(command.shell)
