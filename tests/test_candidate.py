@@ -137,7 +137,7 @@ def test_directory_collects_every_file_recursively(tmp_path: Path) -> None:
     (d / "README.md").write_text("hi\n")
     (d / "empty.txt").write_text("")
     c = Candidate.directory(d)
-    assert c.kind is CandidateKind.FILES
+    assert c.kind is CandidateKind.DIRECTORY
     assert c.file_map == {"src/pkg/mod.py": "v = 2\n", "README.md": "hi\n", "empty.txt": ""}
     assert c.name == "edited"
 
@@ -190,12 +190,14 @@ def test_directory_adds_deletions_for_workspace_paths_it_lacks(tmp_path: Path) -
     assert c.file_map == {"src/kept.py": "k = 2\n", "src/removed.py": None, "docs/gone.md": None}
 
 
-def test_directory_without_workspace_paths_deletes_nothing(tmp_path: Path) -> None:
+def test_directory_without_workspace_paths_leaves_deletions_to_each_task(tmp_path: Path) -> None:
     d = tmp_path / "edited"
     d.mkdir()
     (d / "a.py").write_text("a\n")
-    assert Candidate.directory(d).file_map == {"a.py": "a\n"}
-    assert Candidate.directory(d, workspace_paths=[]).file_map == {"a.py": "a\n"}
+    whole = Candidate.directory(d)
+    assert whole.kind is CandidateKind.DIRECTORY and whole.file_map == {"a.py": "a\n"}
+    listed = Candidate.directory(d, workspace_paths=[])
+    assert listed.kind is CandidateKind.FILES and listed.file_map == {"a.py": "a\n"}
 
 
 def test_directory_on_a_missing_path_is_a_patch_error(tmp_path: Path) -> None:
@@ -220,9 +222,10 @@ def test_directory_refuses_non_utf8_files(tmp_path: Path) -> None:
     assert_one_line(exc.value)
 
 
-def test_empty_directory_is_an_empty_files_candidate(tmp_path: Path) -> None:
+def test_empty_directory_is_a_directory_candidate_without_files(tmp_path: Path) -> None:
+    """An empty final state: applied, it deletes every file of the task's workspace."""
     d = tmp_path / "edited"
     d.mkdir()
     c = Candidate.directory(d)
-    assert c.kind is CandidateKind.FILES
+    assert c.kind is CandidateKind.DIRECTORY
     assert c.file_map == {}

@@ -355,6 +355,22 @@ def test_wipe_candidate_removes_everything_and_reports_every_workspace_path(tmp_
     assert list(root.iterdir()) == []
 
 
+def test_directory_candidate_deletes_the_pristine_files_it_lacks_per_task(tmp_path: Path) -> None:
+    """A directory candidate is the final workspace: it is resolved against each task's own files when
+    applied, so one candidate serves a batch (``run --dir --jobs N``)."""
+    edited = tmp_path / "edited"
+    (edited / "src/pkg").mkdir(parents=True)
+    (edited / "src/pkg/mod.py").write_text("def answer():\n    return 42\n")
+    cand = Candidate.directory(edited)
+    for name, files in (("a", BASE), ("b", {**BASE, "extra/only-in-b.txt": "b\n"})):
+        task = make_task(files)
+        root = setup_ws(tmp_path / name, task)
+        applied = apply_candidate(task, cand, root)
+        assert applied.method == "files"
+        assert tree(root) == {"src/pkg/mod.py": "def answer():\n    return 42\n"}
+        assert applied.changed == set(files)
+
+
 def test_files_candidate_writes_and_deletes(tmp_path: Path) -> None:
     task = make_task(BASE)
     root = setup_ws(tmp_path, task)

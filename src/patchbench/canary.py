@@ -52,9 +52,10 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
+from .sandboxed import script
 from .task import FileEntry, Task
+from .verdict import CanaryState
 
 __all__ = ["Canary", "CanaryState", "new_nonce", "plan_canary"]
 
@@ -64,201 +65,15 @@ _MESSAGE = "patchbench canary: this test always fails"
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
 
 #: The pytest plugin: collect the canary when the command would not, and run it last.
-PYTEST_PLUGIN = '''\
-"""patchbench's canary plugin (harness-owned): the run's canary test is always collected, and runs last."""
-import os
-import types
-from pathlib import Path
-
-import pytest
-
-_NAME = os.environ.get("PATCHBENCH_CANARY_NAME", "")
-_FILE = os.environ.get("PATCHBENCH_CANARY_FILE", "")
-
-
-def _module(session, path):
-    try:
-        return pytest.Module.from_parent(session, path=path)
-    except TypeError:  # pytest < 7
-        import py
-
-        return pytest.Module.from_parent(session, fspath=py.path.local(str(path)))
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session, config, items):
-    if not _NAME or not _FILE:
-        return
-    try:
-        _add_canary(session, items)
-    except Exception:  # never break the task's own run: a canary left out is calibrated as not run
-        pass
-
-
-def _add_canary(session, items):
-    mine = [i for i in items if i.name == _NAME]
-    if not mine:
-        mine = [pytest.Function.from_parent(_module(session, Path(_FILE)), name=_NAME)]
-    for item in mine:
-        item.repr_failure = _short  # its expected failure needs no traceback (they cost milliseconds)
-    items[:] = [i for i in items if i.name != _NAME] + mine
-
-
-def _short(excinfo, style=None):
-    return "patchbench canary: this test always fails"
-
-
-# -- process integrity: what the test process looked like before any code under test was imported ---------
-
-#: Callables whose replacement would let code under test decide outcomes.
-_WATCHED = {
-    "_pytest.runner": ("call_and_report", "call_runtest_hook", "runtestprotocol", "pytest_runtest_protocol",
-                       "pytest_runtest_makereport", "pytest_runtest_call", "CallInfo"),
-    "_pytest.reports": ("TestReport", "BaseReport", "CollectReport"),
-    "_pytest.python": ("Function", "pytest_pyfunc_call"),
-    "_pytest.junitxml": ("LogXML", "_NodeReporter"),
-    "_pytest.outcomes": ("fail", "skip", "xfail", "exit", "OutcomeException"),
-    "_pytest.main": ("pytest_runtestloop", "Session"),
-    "unittest.case": ("TestCase",),
-    "builtins": ("AssertionError", "BaseException", "Exception", "isinstance", "getattr"),
-}
-#: Hooks through which a registered plugin could rewrite outcomes.
-_HOOKS = ("pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_runtest_protocol",
-          "pytest_runtest_call", "pytest_pyfunc_call", "pytest_report_teststatus", "pytest_runtestloop")
-_SNAPSHOT = None
-
-
-def _callables(obj):
-    """(name, object, code) for obj itself and, for a class, every callable in its namespace."""
-    out = [("", obj, getattr(obj, "__code__", None))]
-    if isinstance(obj, type):
-        for name, member in vars(obj).items():
-            fn = getattr(member, "__func__", member)
-            if callable(fn) or isinstance(member, property):
-                out.append((name, member, getattr(fn, "__code__", None)))
-    return out
-
-
-def _state(pm):
-    import importlib
-    import sys
-
-    watched = {}
-    for mod_name, attrs in _WATCHED.items():
-        mod = sys.modules.get(mod_name) or importlib.import_module(mod_name)
-        for attr in attrs:
-            obj = getattr(mod, attr, None)
-            if obj is not None:
-                for name, member, code in _callables(obj):
-                    watched[f"{mod_name}.{attr}{'.' + name if name else ''}"] = (member, code)
-    hooks = {}
-    for hook in _HOOKS:
-        caller = getattr(pm.hook, hook, None)
-        if caller is not None:
-            hooks[hook] = [(i.plugin, i.function, getattr(i.function, "__code__", None))
-                           for i in caller.get_hookimpls()]
-    return watched, hooks
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection(session):
-    global _SNAPSHOT
-    try:
-        _SNAPSHOT = (session.config.pluginmanager, _state(session.config.pluginmanager))
-    except Exception:
-        _SNAPSHOT = None
-
-
-def tampered():
-    """What changed in the test process since collection began (nothing when it cannot tell)."""
-    if _SNAPSHOT is None:
-        return []
-    try:
-        pm, (watched, hooks) = _SNAPSHOT
-        now_watched, now_hooks = _state(pm)
-        changed = [k for k, (obj, code) in watched.items()
-                   if k not in now_watched or now_watched[k][0] is not obj or now_watched[k][1] is not code]
-        changed += [f"{k} added" for k in now_watched if k not in watched]
-        for hook, impls in now_hooks.items():
-            before = {(id(p), id(f), id(c)) for p, f, c in hooks.get(hook, [])}
-            for p, f, c in impls:
-                # modules may join during collection (conftest.py, a test module's pytest_plugins);
-                # an object plugin that appears then, or a swapped implementation, may not
-                if (id(p), id(f), id(c)) not in before and not isinstance(p, types.ModuleType):
-                    changed.append(f"{hook} implementation {f!r} added")
-        return changed
-    except Exception:
-        return []
-'''
+PYTEST_PLUGIN = script("canary_pytest.py")
 PYTEST_PLUGIN_MODULE = "_patchbench_canary"
 
 #: Python TAP scripts: a harness ``sitecustomize`` imports the integrity snapshot at interpreter start,
 #: before any code under test, then hands over to any other ``sitecustomize`` on the path.
-TAP_SITECUSTOMIZE = '''\
-"""patchbench (harness-owned): snapshot the test process before any code under test runs."""
-import importlib.machinery
-import importlib.util
-import os
-import sys
-
-try:
-    import _patchbench_canary  # noqa: F401
-except Exception:
-    pass
-
-_here = os.path.dirname(os.path.abspath(__file__))
-_rest = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-_spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _rest)
-if _spec is not None and _spec.loader is not None and _spec.origin != __file__:
-    _mod = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_mod)
-'''
+TAP_SITECUSTOMIZE = script("canary_tap_sitecustomize.py")
 
 #: What a TAP script's results travel through: standard output (the object, its buffer, fd 1) and print.
-TAP_INTEGRITY = '''\
-"""patchbench (harness-owned): has the TAP channel been intercepted since the interpreter started?"""
-import builtins
-import io
-import os
-import sys
-
-
-def _fd(n):
-    try:
-        st = os.fstat(n)
-        return (st.st_dev, st.st_ino)
-    except OSError:
-        return None
-
-
-_PRINT = builtins.print
-_FD1 = _fd(1)
-
-
-def tampered():
-    """What now stands between the tests and fd 1 that did not at start-up (nothing when unsure)."""
-    out = []
-    try:
-        if builtins.print is not _PRINT:
-            out.append("print replaced")
-        if _FD1 is not None and _fd(1) != _FD1:
-            out.append("fd 1 replaced")
-        # a harness may re-wrap fd 1 (another encoding); anything but the plain io stack on fd 1 may not
-        stream = sys.stdout
-        buffer = getattr(stream, "buffer", None)
-        # unbuffered (python -u, PYTHONUNBUFFERED) the text layer sits right on the FileIO
-        raw = buffer if type(buffer) is io.FileIO else getattr(buffer, "raw", None)
-        if (
-            type(stream) is not io.TextIOWrapper
-            or type(buffer) not in (io.BufferedWriter, io.FileIO)
-            or type(raw) is not io.FileIO
-            or raw.fileno() != 1
-        ):
-            out.append("sys.stdout is not the plain text stream on fd 1")
-    except Exception:
-        return []
-    return out
-'''
+TAP_INTEGRITY = script("canary_tap_integrity.py")
 
 
 def _py_body(name: str) -> str:
@@ -328,14 +143,6 @@ def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
         "  throw failure;\n"
         "});\n"
     )
-
-
-class CanaryState(str, Enum):
-    """What the report said about the canary."""
-
-    FAILED = "failed"  # as it must: the results are the run's own
-    PASSED = "passed"  # tampered results
-    MISSING = "missing"  # not in the report
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,9 @@ class CandidateKind(str, Enum):
     """A unified diff (``a/`` ``b/`` prefixes, applied with -p1)."""
     FILES = "files"
     """Files to write over the workspace (``None`` content deletes a file)."""
+    DIRECTORY = "directory"
+    """The final state of the workspace: its files are written, and every pristine workspace file it
+    lacks is deleted (resolved per task when the candidate is applied, so one candidate serves a batch)."""
     GOLD = "gold"
     """The task's own gold patch."""
     EMPTY = "empty"
@@ -91,8 +94,11 @@ class Candidate(BaseModel):
     def directory(cls, root: str | Path, workspace_paths: list[str] | None = None) -> Candidate:
         """The final state of the workspace, as an edited directory.
 
-        Every file in ``root`` is written; every path of ``workspace_paths`` missing from ``root`` is
-        deleted. ``.git`` is ignored. Symlinks are refused.
+        Every file in ``root`` is written. Without ``workspace_paths`` the candidate is of kind
+        :attr:`CandidateKind.DIRECTORY`: every file of the task's pristine workspace missing from ``root``
+        is deleted when it is applied, whatever the task, so one candidate runs on a whole batch. With
+        ``workspace_paths`` it is a plain :attr:`CandidateKind.FILES` candidate deleting exactly those
+        paths that ``root`` lacks. ``.git`` is ignored. Symlinks are refused.
 
         Raises:
             PatchError: ``root`` is not a directory, holds a symlink, or a non-UTF-8 file.
@@ -112,7 +118,9 @@ class Candidate(BaseModel):
                     found[rel] = p.read_text(encoding="utf-8")
                 except UnicodeDecodeError:
                     raise PatchError(f"{p}: not a UTF-8 text file") from None
-        for rel in workspace_paths or []:
+        if workspace_paths is None:
+            return cls(kind=CandidateKind.DIRECTORY, file_map=found, label=base.name)
+        for rel in workspace_paths:
             found.setdefault(rel, None)
         return cls.files(found, label=base.name)
 

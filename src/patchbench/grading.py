@@ -46,9 +46,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .canary import CanaryState
 from .results import Outcome, TestResult, TestResults
-from .verdict import Status, TestCheck
+from .verdict import CanaryState, Status, TestCheck
 
 #: Outcomes that neither pass nor fail a task graded without F2P/P2P lists.
 _IGNORED_WITHOUT_LISTS = (Outcome.SKIPPED, Outcome.XFAIL)

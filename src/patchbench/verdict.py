@@ -35,6 +35,17 @@ class Status(str, Enum):
         return self not in (Status.INFRA_ERROR, Status.BAD_TASK)
 
 
+class CanaryState(str, Enum):
+    """What a run's report said about its canary test (see :mod:`patchbench.canary`)."""
+
+    FAILED = "failed"
+    """As it must: the results are the run's own."""
+    PASSED = "passed"
+    """Tampered results: the always-failing test was reported passing."""
+    MISSING = "missing"
+    """Not in the report."""
+
+
 class TestCheck(BaseModel):
     """One F2P or P2P id and what happened to it.
 
@@ -91,7 +102,8 @@ class Verdict(BaseModel):
         stdout_tail / stderr_tail: the end of the test output.
     """
 
-    model_config = ConfigDict(frozen=True)
+    # A misspelt field is an error, never silently dropped.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str
     candidate: str
@@ -102,7 +114,7 @@ class Verdict(BaseModel):
     fail_to_pass: tuple[TestCheck, ...] = ()
     pass_to_pass: tuple[TestCheck, ...] = ()
     tests: tuple[TestResult, ...] = ()
-    canary: str | None = None
+    canary: CanaryState | None = None
     runner: str | None = None
     exit_codes: tuple[int | None, ...] = ()
     apply_method: str | None = None

@@ -150,10 +150,14 @@ def apply_candidate(
     if kind is CandidateKind.WIPE:
         clear_dir(root)
         return Applied("wipe", base.paths())
-    if kind is CandidateKind.FILES:
+    if kind in (CandidateKind.FILES, CandidateKind.DIRECTORY):
         assert candidate.file_map is not None
+        file_map = dict(candidate.file_map)
+        if kind is CandidateKind.DIRECTORY:
+            for rel in base.paths() - file_map.keys():
+                file_map[rel] = None
         changed: set[str] = set()
-        for rel, content in candidate.file_map.items():
+        for rel, content in file_map.items():
             dest = root / rel
             _no_symlink_parents(root, rel)
             if content is None:

@@ -67,6 +67,23 @@ def test_run_with_a_patch_file_and_a_directory(tmp_path: Path) -> None:
     assert code == 1 and json.loads(out)[0]["status"] == "unresolved"
 
 
+def test_run_dir_is_one_candidate_for_a_batch_with_jobs(tmp_path: Path) -> None:
+    """--dir used to run one task at a time and ignore --jobs; it is now a candidate kind like the others."""
+    first, second = pb.load("builtin").tasks[:2]
+    d = tmp_path / "ws"
+    for f in first.workspace:
+        (d / f.path).parent.mkdir(parents=True, exist_ok=True)
+        (d / f.path).write_text(f.content)
+    code, out, _ = invoke(
+        "run", "builtin", "-t", first.id, "-t", second.id, "--dir", str(d), "-j", "2", "--json"
+    )
+    verdicts = {v["task_id"]: v for v in json.loads(out)}
+    assert code == 1 and set(verdicts) == {first.id, second.id}
+    # the first task's own buggy files: nothing changed; the second's files all deleted: neither passes
+    assert {v["status"] for v in verdicts.values()} == {"unresolved"}
+    assert {v["candidate"] for v in verdicts.values()} == {"ws"}
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     code, _, err = invoke("run", "builtin", "--task", "no-such-task", "--gold")
     assert code == 2 and "no task with id no-such-task" in err and "Traceback" not in err

@@ -16,7 +16,8 @@ from patchbench.errors import EnvError
 from patchbench.formats import write
 from patchbench.formats.harbor import task_to_files
 from patchbench.repair import RepairReport, read_header, repair_dataset, write_report
-from patchbench.repair.testfiles import Collector, CollectResult, RepairKind
+from patchbench.repair.collect import Collector, CollectResult
+from patchbench.repair.testfiles import RepairKind
 from patchbench.task import Task, TestCommand, TestSpec
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "repair"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from patchbench.api import load
+from patchbench.repair.collect import Collector
 from patchbench.repair.testfiles import (
-    Collector,
     RepairedFile,
     RepairKind,
     repair_test_source,

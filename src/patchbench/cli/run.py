@@ -80,7 +80,8 @@ def run(
     if patch is not None:
         cand = Candidate.from_patch_file(patch)
     elif dir is not None:
-        cand = None
+        # The directory is the final state of the workspace: deletions are resolved per task.
+        cand = Candidate.directory(dir)
     elif gold:
         cand = Candidate.gold()
     elif empty:
@@ -92,34 +93,27 @@ def run(
     sb = get_sandbox(sandbox)
     jobs = jobs or (os.cpu_count() or 1)
 
-    verdicts: list[Verdict] = []
-    if cand is None:
-        assert dir is not None
-        # A directory is the final state of the workspace: deletions are relative to each task's files.
-        for t in tasks:
-            c = Candidate.directory(dir, [f.path for f in t.workspace])
-            verdicts += run_many([t], c, jobs=1, sandbox=sb, config_policy=config_policy, repos=repos or ())
-    else:
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=json or len(tasks) < 2,
-        ) as prog:
-            bar = prog.add_task(f"running {cand.name}", total=len(tasks))
-            verdicts = run_many(
-                tasks,
-                cand,
-                jobs=jobs,
-                sandbox=sb,
-                config_policy=config_policy,
-                on_done=lambda v: prog.advance(bar),
-            )
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=json or len(tasks) < 2,
+    ) as prog:
+        bar = prog.add_task(f"running {cand.name}", total=len(tasks))
+        verdicts = run_many(
+            tasks,
+            cand,
+            jobs=jobs,
+            sandbox=sb,
+            config_policy=config_policy,
+            repos=repos or (),
+            on_done=lambda v: prog.advance(bar),
+        )
     if not task:
-        verdicts += bad_task_verdicts(loaded, cand if cand is not None else Candidate.empty())
+        verdicts += bad_task_verdicts(loaded, cand)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8") as fh:

@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..candidate import Candidate
 from ..task import Task
 from ..verdict import Status, Verdict
@@ -66,7 +68,13 @@ class Ledger:
                 "SELECT verdict FROM runs WHERE task_key=? AND candidate=? AND repeat=?",
                 (task_key(task), candidate_key(candidate), repeat),
             ).fetchone()
-        return Verdict.model_validate_json(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            return Verdict.model_validate_json(row[0])
+        except ValidationError:
+            # Written by another version of patchbench (a field renamed or removed): run it again.
+            return None
 
     def put(self, task: Task, candidate: Candidate, repeat: int, verdict: Verdict) -> None:
         """Store a verdict (infrastructure errors are not stored: they are retried)."""

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvError
+from ..runners._commands import program_words
 from ..task import FileEntry, Task
 from ..workspace import materialise
 from ._base import Env, Prepared
@@ -216,8 +217,6 @@ def test_phase_env(task: Task, root: Path) -> dict[str, str]:
 def warm_args(task: Task) -> list[str]:
     """The ``go test`` arguments the build cache is warmed with: those of the task's first plain
     ``go test`` argv (after wrappers such as ``env`` or ``timeout``), else ``./...``."""
-    from ..runners import program_words
-
     for command in task.test.commands:
         words = program_words(list(command.argv or ()))
         if len(words) >= 2 and words[0] == "go" and words[1] == "test":

@@ -73,6 +73,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvError, SandboxError
+from ..runners._commands import program_words, simple_commands
+from ..runners.cargo import is_cargo_test
 from ..task import FileEntry, Task, TestCommand
 from ..workspace import inject_tests, materialise
 from ._base import Env, Prepared
@@ -304,8 +306,7 @@ def manifests(task: Task) -> dict[str, FileEntry]:
 
 
 def _simple_commands(command: TestCommand) -> list[list[str]]:
-    from ..runners import _simple_commands as split
-
+    split = simple_commands
     if command.shell is not None:
         return split(command.shell)
     argv = list(command.argv or ())
@@ -318,9 +319,6 @@ def _simple_commands(command: TestCommand) -> list[list[str]]:
 
 def _cargo_test_commands(task: Task) -> list[tuple[dict[str, str], list[str]]]:
     """(leading VAR=value assignments, cargo arguments) of every ``cargo test`` in the test commands."""
-    from ..runners import program_words
-    from ..runners.cargo import is_cargo_test
-
     found: list[tuple[dict[str, str], list[str]]] = []
     for command in task.test.commands:
         for words in _simple_commands(command):

@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
+from .collect import Collector, CollectResult
 from .dataset import FileReport, RepairReport, TaskReport, repair_dataset, repair_task, write_report
 from .templates import MavenVerifier, Paths, PythonVerifier, read_header, render_test_state
-from .testfiles import Collector, CollectResult, Repair, RepairedFile, RepairKind, repair_test_source
+from .testfiles import Repair, RepairedFile, RepairKind, repair_test_source
 
 __all__ = [
     "CollectResult",

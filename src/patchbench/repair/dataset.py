@@ -45,6 +45,7 @@ from pydantic import BaseModel, Field
 from ..errors import DatasetError, EnvError, SandboxError
 from ..formats.harbor import logical_lines, task_from_files
 from ..task import FileEntry, Task, VerifierKind
+from .collect import Collector
 from .templates import (
     MAVEN,
     PYTHON_SINGLE_FILE,
@@ -54,7 +55,7 @@ from .templates import (
     PythonVerifier,
     render_test_state,
 )
-from .testfiles import Collector, Repair, RepairedFile, repair_test_source, solution_api
+from .testfiles import Repair, RepairedFile, repair_test_source, solution_api
 
 __all__ = [
     "SIGNALS",

@@ -23,44 +23,35 @@ What cannot be fixed is reported in :attr:`RepairedFile.problem` — the file is
 it still does not parse or compile (e.g. ``await`` in a sync function), a name stays undefined, or it
 uses an API the (buggy) solution does not define (``from solution import missing``, ``solution.missing``).
 
-:class:`Collector` then checks for real that a repaired file is collected: ``pytest --collect-only`` in
-the sandbox, in the task's own prepared environment, with the task's workspace as /app and the tests as
-/tests (as the verifier sees them). When the buggy solution itself does not import (the agent must fix
-that first), the file is collected against a permissive stand-in module, so that only the test file is
-judged. A file that collects no test at all is unrepairable too.
+Whether a repaired file really collects is checked by :class:`patchbench.repair.collect.Collector`.
 """
 
 from __future__ import annotations
 
 import ast
-import collections.abc
 import enum
-import json
 import re
-import shutil
-import tempfile
 import textwrap
-import threading
-import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import libcst as cst
 from pydantic import BaseModel, ConfigDict
 from pyflakes import checker as flakes_checker  # type: ignore[import-untyped]
 from pyflakes import messages as flakes_messages
 
-from ..envs import Prepared, env_for
-from ..sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
-from ..task import Task
-from ..workspace import materialise
+from ._stdlib import (
+    _ABC_NAMES,
+    _AMBIGUOUS,
+    _DATETIME_MODULE_ATTRS,
+    _ENUM_NAMES,
+    MEMBERS,
+    MODULES,
+)
 
 __all__ = [
     "MEMBERS",
     "MODULES",
-    "CollectResult",
-    "Collector",
     "Repair",
     "RepairKind",
     "RepairedFile",
@@ -205,175 +196,6 @@ def solution_api(source: str, module: str = "solution") -> SolutionApi | None:
 
 # ------------------------------------------------------------------------------------- import knowledge
 
-MODULES: frozenset[str] = frozenset(
-    [
-        "abc",
-        "argparse",
-        "array",
-        "ast",
-        "asyncio",
-        "base64",
-        "binascii",
-        "bisect",
-        "builtins",
-        "calendar",
-        "cmath",
-        "codecs",
-        "collections",
-        "concurrent",
-        "configparser",
-        "contextlib",
-        "copy",
-        "csv",
-        "ctypes",
-        "dataclasses",
-        "datetime",
-        "decimal",
-        "difflib",
-        "dis",
-        "doctest",
-        "enum",
-        "errno",
-        "fnmatch",
-        "fractions",
-        "functools",
-        "gc",
-        "glob",
-        "gzip",
-        "hashlib",
-        "heapq",
-        "hmac",
-        "html",
-        "http",
-        "importlib",
-        "inspect",
-        "io",
-        "ipaddress",
-        "itertools",
-        "json",
-        "keyword",
-        "locale",
-        "logging",
-        "math",
-        "mimetypes",
-        "multiprocessing",
-        "numbers",
-        "operator",
-        "os",
-        "pathlib",
-        "pickle",
-        "platform",
-        "pprint",
-        "queue",
-        "random",
-        "re",
-        "secrets",
-        "select",
-        "shlex",
-        "shutil",
-        "signal",
-        "socket",
-        "sqlite3",
-        "stat",
-        "statistics",
-        "string",
-        "struct",
-        "subprocess",
-        "sys",
-        "tarfile",
-        "tempfile",
-        "textwrap",
-        "threading",
-        "time",
-        "timeit",
-        "tokenize",
-        "traceback",
-        "types",
-        "typing",
-        "unicodedata",
-        "unittest",
-        "urllib",
-        "uuid",
-        "warnings",
-        "weakref",
-        "xml",
-        "zipfile",
-        "zlib",
-        "pytest",
-    ]
-)
-"""Modules imported (``import NAME``) when NAME is undefined. ``pytest`` is there: the tests run under it."""
-
-
-def _members() -> dict[str, str]:
-    table: dict[str, str] = {}
-    # typing first: later, more specific modules override its aliases (Counter, OrderedDict, ...).
-    for name in typing.__all__:
-        if name[:1].isupper() or name in ("cast", "overload", "final", "get_type_hints", "no_type_check"):
-            table[name] = "typing"
-    groups = {
-        "dataclasses": "dataclass field fields asdict astuple make_dataclass is_dataclass InitVar "
-        "FrozenInstanceError",
-        "abc": "ABC ABCMeta abstractmethod abstractproperty",
-        "enum": "Enum IntEnum Flag IntFlag auto unique",
-        "collections": "defaultdict Counter OrderedDict deque namedtuple ChainMap UserDict UserList",
-        "functools": "partial partialmethod wraps reduce lru_cache cached_property total_ordering "
-        "singledispatch cmp_to_key update_wrapper",
-        "itertools": "chain product permutations combinations combinations_with_replacement islice "
-        "zip_longest groupby accumulate starmap takewhile dropwhile",
-        "pathlib": "Path PurePath PosixPath",
-        "decimal": "Decimal InvalidOperation ROUND_HALF_UP ROUND_HALF_EVEN getcontext localcontext",
-        "fractions": "Fraction",
-        "datetime": "date timedelta timezone tzinfo",
-        "unittest.mock": "Mock MagicMock AsyncMock PropertyMock patch call ANY mock_open sentinel",
-        "unittest": "TestCase mock",
-        "io": "StringIO BytesIO TextIOWrapper",
-        "contextlib": "contextmanager asynccontextmanager suppress redirect_stdout redirect_stderr "
-        "ExitStack nullcontext",
-        "copy": "deepcopy",
-        "math": "sqrt floor ceil pi inf nan isclose isnan isinf",
-        "textwrap": "dedent",
-        "operator": "itemgetter attrgetter methodcaller",
-        "heapq": "heappush heappop heapify nlargest nsmallest",
-        "bisect": "bisect_left bisect_right insort",
-        "types": "SimpleNamespace MappingProxyType ModuleType",
-        "tempfile": "TemporaryDirectory NamedTemporaryFile mkdtemp mkstemp",
-        "threading": "Thread Lock RLock Event Semaphore",
-        "uuid": "UUID uuid4",
-        "inspect": "signature",
-        "string": "ascii_letters ascii_lowercase ascii_uppercase digits punctuation",
-        "time": "sleep perf_counter monotonic",
-    }
-    for module, names in groups.items():
-        for name in names.split():
-            table[name] = module
-    return table
-
-
-MEMBERS: dict[str, str] = _members()
-"""Names imported from a module (``from MODULE import NAME``) when NAME is undefined."""
-
-#: Names both a module and a member: (module, member's module). Resolved by use (see _ambiguous).
-_AMBIGUOUS: dict[str, str] = {"datetime": "datetime", "time": "datetime", "copy": "copy"}
-_DATETIME_MODULE_ATTRS = frozenset(
-    [
-        "date",
-        "datetime",
-        "time",
-        "timedelta",
-        "timezone",
-        "tzinfo",
-        "MINYEAR",
-        "MAXYEAR",
-        "UTC",
-        "datetime_CAPI",
-    ]
-)
-
-#: Names ``from typing import`` cannot give but ``from enum import`` can.
-_ENUM_NAMES = frozenset(n for n in enum.__all__ if not hasattr(typing, n)) | {"Enum", "IntEnum", "auto"}
-#: ABCs that moved from ``collections`` to ``collections.abc`` (gone from ``collections`` in 3.10).
-_ABC_NAMES = frozenset(collections.abc.__all__)
 _MOVES = {"typing": ("enum", _ENUM_NAMES, RepairKind.TYPING_ENUM)}
 _ABC_MOVE = ("collections", "collections.abc", _ABC_NAMES, RepairKind.COLLECTIONS_ABC)
 
@@ -944,238 +766,3 @@ def _bound_modules(tree: ast.Module) -> set[str]:
 
 def _first_line(text: str) -> str:
     return (text.strip().splitlines() or [""])[0][:200]
-
-
-# ------------------------------------------------------------------------------------ collect check
-
-_DRIVER = r'''
-"""patchbench repair: does one test file collect? (run inside the sandbox, in the task's environment)"""
-import json
-import sys
-import types
-
-out_path, module, test_file = sys.argv[1:4]
-result = {"import_ok": True, "import_error": None, "stubbed": False}
-
-
-class _Anything:
-    """Stands in for whatever the test takes from a solution that does not import."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def __call__(self, *args, **kwargs):
-        return _Anything()
-
-    def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        return _Anything()
-
-    def __mro_entries__(self, bases):
-        return (object,)
-
-    def __iter__(self):
-        return iter(())
-
-
-def _module_getattr(name):
-    if name.startswith("__") and name.endswith("__"):
-        raise AttributeError(name)
-    return _Anything()
-
-
-try:
-    __import__(module)
-except BaseException as e:  # SystemExit and KeyboardInterrupt from a broken module too
-    result["import_ok"] = False
-    result["import_error"] = (type(e).__name__ + ": " + str(e))[:500]
-    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
-        del sys.modules[name]
-    stub = types.ModuleType(module)
-    stub.__getattr__ = _module_getattr
-    sys.modules[module] = stub
-    result["stubbed"] = True
-
-import pytest
-
-
-class _Plugin:
-    def __init__(self):
-        self.items = []
-        self.errors = []
-
-    def pytest_collectreport(self, report):
-        if report.failed:
-            self.errors.append(str(report.longreprtext)[-1500:])
-
-    def pytest_collection_finish(self, session):
-        self.items = [item.nodeid for item in session.items]
-
-
-plugin = _Plugin()
-try:
-    rc = int(pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", test_file], plugins=[plugin]))
-except BaseException as e:
-    rc = -1
-    plugin.errors.append(type(e).__name__ + ": " + str(e))
-result.update(rc=rc, items=plugin.items, errors=plugin.errors)
-with open(out_path, "w") as fh:
-    json.dump(result, fh)
-'''
-
-
-class CollectResult(BaseModel):
-    """What ``pytest --collect-only`` made of one test file.
-
-    Attributes:
-        ok: the file collects at least one test and no collection error.
-        collected: how many tests it collects.
-        solution_imports: whether the buggy solution imports (False: collected against a stand-in).
-        solution_error: the solution's import error, when it has one.
-        problem: why the file does not collect, when it does not.
-    """
-
-    ok: bool
-    collected: int = 0
-    solution_imports: bool | None = None
-    solution_error: str | None = None
-    problem: str | None = None
-
-
-class Collector:
-    """Runs ``pytest --collect-only`` on repaired test files, in the sandbox and the task's environment.
-
-    Args:
-        sandbox: a Sandbox or a backend name (``bwrap``; ``none`` runs without isolation).
-        cache_dir: the environment cache.
-        timeout_s: the time limit of one collection.
-    """
-
-    def __init__(
-        self, sandbox: Sandbox | str = "bwrap", cache_dir: Path | None = None, timeout_s: float = 60.0
-    ) -> None:
-        self.sandbox = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
-        self.cache_dir = cache_dir
-        self.timeout_s = timeout_s
-        self._envs: dict[str, Prepared] = {}
-        self._lock = threading.Lock()
-
-    def _env(self, task: Task) -> Prepared:
-        """The task's prepared environment, looked up once per distinct environment spec."""
-        spec = task.env
-        key = json.dumps(
-            [task.language, spec.image, sorted(spec.python_requirements), list(spec.setup_cmds)], default=str
-        )
-        with self._lock:
-            if key not in self._envs:
-                self._envs[key] = env_for(task.env.language, self.cache_dir).prepare(task)
-            return self._envs[key]
-
-    def check(
-        self,
-        task: Task,
-        solution: str,
-        tests: Mapping[str, str],
-        support: Mapping[str, bytes] | None = None,
-    ) -> dict[str, CollectResult]:
-        """Collect each of ``tests`` (path under /tests → repaired text) against the task's workspace.
-
-        Args:
-            task: the task (its workspace becomes /app, its environment runs pytest).
-            solution: the solution's path in the workspace (its module is imported first).
-            tests: the test files to check, repaired.
-            support: the other files of tests/ (conftest.py, data), placed beside them.
-
-        Raises:
-            EnvError: the task's environment cannot be prepared.
-            SandboxError: the sandbox failed.
-        """
-        env = self._env(task)
-        module = Path(solution).name.removesuffix(".py")
-        out: dict[str, CollectResult] = {}
-        with tempfile.TemporaryDirectory(prefix="patchbench-collect-") as tmp:
-            root = Path(tmp)
-            driver = root / "driver"
-            driver.mkdir()
-            (driver / "collect.py").write_text(_DRIVER, encoding="utf-8")
-            for path, text in tests.items():
-                app, tdir, res = root / "app", root / "tests", root / "out"
-                for d in (app, tdir, res):
-                    shutil.rmtree(d, ignore_errors=True)
-                    d.mkdir()
-                materialise(task.workspace, app)
-                for rel, data in (support or {}).items():
-                    dest = tdir / rel
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    dest.write_bytes(data)
-                dest = tdir / path
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(text, encoding="utf-8")
-                out[path] = self._collect(env, module, solution, path, app, tdir, res, driver)
-        return out
-
-    def _collect(
-        self,
-        env: Prepared,
-        module: str,
-        solution: str,
-        path: str,
-        app: Path,
-        tdir: Path,
-        res: Path,
-        driver: Path,
-    ) -> CollectResult:
-        sb = self.sandbox
-        b_app, b_tests = Bind(app, "/app", writable=True), Bind(tdir, "/tests", writable=True)
-        b_out, b_drv = Bind(res, "/.patchbench-out", writable=True), Bind(driver, "/.patchbench-driver")
-        solution_dir = str(Path(sb.path(b_app)) / Path(solution).parent)
-        req = ExecRequest(
-            argv=[
-                "python",
-                f"{sb.path(b_drv)}/collect.py",
-                f"{sb.path(b_out)}/result.json",
-                module,
-                f"{sb.path(b_tests)}/{path}",
-            ],
-            cwd=sb.path(b_app),
-            binds=[b_app, b_tests, b_out, b_drv, *(Bind(p, str(p)) for p in env.ro_paths)],
-            env={
-                "PATH": ":".join([*env.path, "/usr/local/bin:/usr/bin:/bin"]),
-                **env.env,
-                "PYTHONPATH": solution_dir,
-                "PYTHONDONTWRITEBYTECODE": "1",
-            },
-            limits=Limits(timeout_s=self.timeout_s),
-        )
-        r = sb.exec(req)
-        if r.timed_out:
-            return CollectResult(ok=False, problem=f"collection timed out after {self.timeout_s:g}s")
-        try:
-            data = json.loads((res / "result.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            tail = " ".join((r.text("stderr") or r.text("stdout")).split())[-300:]
-            return CollectResult(ok=False, problem=f"collection crashed (exit {r.exit_code}): {tail}")
-        items = [str(i) for i in data.get("items") or []]
-        errors = [str(e) for e in data.get("errors") or []]
-        rc = data.get("rc")
-        common = {
-            "collected": len(items),
-            "solution_imports": bool(data.get("import_ok")),
-            "solution_error": data.get("import_error"),
-        }
-        if errors or rc not in (0, 5):
-            why = _collect_error(errors) if errors else f"pytest exited {rc}"
-            return CollectResult(ok=False, problem=f"does not collect: {why}", **common)
-        if not items:
-            return CollectResult(ok=False, problem="collects no test", **common)
-        return CollectResult(ok=True, **common)
-
-
-def _collect_error(errors: list[str]) -> str:
-    """The most telling line of pytest's collection error (the ``E   ...`` lines)."""
-    for text in errors:
-        lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
-        if lines:
-            return " ".join(lines)[-300:]
-    return " ".join(errors[0].split())[-300:]

@@ -79,6 +79,7 @@ from ..errors import ResultParseError
 from ..results import Outcome, TestResult, TestResults
 from ..task import TestCommand
 from ._base import Invocation, Runner, RunOutput
+from ._commands import program_words, simple_commands
 
 #: Longest message kept for one test (tail-biased: the panic comes after the test's own output).
 MAX_MESSAGE_CHARS = 2000
@@ -222,9 +223,7 @@ def _wrap_script(script: str) -> str:
 
 
 def _shell_runs_cargo_test(script: str) -> bool:
-    from . import _simple_commands, program_words
-
-    return any(is_cargo_test(program_words(w)) for w in _simple_commands(script))
+    return any(is_cargo_test(program_words(w)) for w in simple_commands(script))
 
 
 # -- parsed state -------------------------------------------------------------------------------
@@ -718,8 +717,6 @@ class CargoTestRunner(Runner):
                         )
                     return Invocation(argv=argv)
             return Invocation(argv=argv)
-        from . import program_words
-
         words = program_words(argv)
         if not is_cargo_test(words):
             return Invocation(argv=argv)

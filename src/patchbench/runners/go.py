@@ -64,6 +64,7 @@ from ..errors import ResultParseError
 from ..results import SEVERITY, Outcome, TestResult, TestResults
 from ..task import TestCommand
 from ._base import Invocation, Runner, RunOutput
+from ._commands import program_words
 
 #: The file, in the report directory, that receives the command's standard output.
 REPORT_FILE = "go-test.jsonl"
@@ -121,8 +122,6 @@ def _has_json(words: list[str]) -> bool:
 
 def add_json_to_argv(argv: list[str]) -> list[str]:
     """``argv`` with ``-json`` after ``test`` when it runs ``go test`` (after wrappers) without it."""
-    from . import program_words
-
     words = program_words(argv)
     offset = len(argv) - len(words)
     at = _go_test_index(words)

@@ -58,6 +58,7 @@ from ..errors import ResultParseError
 from ..results import Outcome, TestResult, TestResults
 from ..task import TestCommand
 from ._base import Invocation, Runner, RunOutput
+from ._commands import program_words
 from .tap import ID_SEPARATOR, MAX_MESSAGE_CHARS, parse_tap
 
 #: The TAP report node writes in the report directory.
@@ -159,8 +160,6 @@ def _options_end(words: list[str], start: int) -> int:
 def _rewrite_argv(argv: list[str], report_dir: str) -> list[str] | None:
     """``argv`` with our reporter flags right after ``--test`` and the task's own reporter options
     removed, or None when ``argv`` does not run ``node --test`` directly."""
-    from . import program_words
-
     words = program_words(argv)
     flag = node_test_flag(words)
     if flag is None:
@@ -568,8 +567,6 @@ class _JsonReportRunner(Runner):
         report = f"{report_dir.rstrip('/')}/{self.report_file}"
         flags = self.flags(report)
         if command.argv is not None:
-            from . import program_words
-
             argv = list(command.argv)
             if _js_tool_words(program_words(argv), self.tool) is not None:
                 return Invocation(argv=[*argv, *flags])

@@ -27,6 +27,7 @@ from ..errors import ResultParseError
 from ..results import SEVERITY, Outcome, TestResult, TestResults
 from ..task import TestCommand
 from ._base import Invocation, Runner, RunOutput
+from ._commands import runs_pytest
 
 #: The report file pytest writes in the report directory.
 REPORT_FILE = "junit.xml"
@@ -258,8 +259,6 @@ class PytestRunner(Runner):
 
     def claims(self, words: list[str]) -> bool:
         """``pytest``, ``py.test``, ``python -m pytest`` (after wrappers)."""
-        from . import runs_pytest
-
         return runs_pytest(words)
 
     def invoke(self, command: TestCommand, report_dir: str) -> Invocation:

@@ -1,0 +1,191 @@
+"""Running the battery through the engine, and its report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from ...candidate import Candidate
+from ...engine import Job, LocalEngine
+from ...sandbox import Sandbox
+from ...task import Task
+from ...verdict import Status, Verdict
+from ..probes import is_script_task
+from ._kit import (
+    _TAIL,
+    CATALOGUE,
+    log,
+)
+
+
+class AttackResult(BaseModel):
+    """One attack against one task.
+
+    Attributes:
+        attack: the attack's name (a key of :data:`CATALOGUE`).
+        task: the task id.
+        applicable: whether the attack applies to the task (False: nothing was run).
+        status: the verdict's status (None when not applicable).
+        reward: the verdict's reward.
+        rewarded: the verdict is ``resolved`` or its reward is above 0: a hole.
+        evidence: the verdict's reason, then the end of its output.
+        seconds: the run's wall time.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    attack: str
+    task: str
+    applicable: bool
+    status: Status | None = None
+    reward: float = 0.0
+    rewarded: bool = False
+    evidence: str = ""
+    seconds: float = 0.0
+
+
+class GoldResult(BaseModel):
+    """The gold patch of one task, run beside the attacks: hardening must never cost a gold patch.
+
+    Attributes:
+        task: the task id.
+        status: the gold verdict's status.
+        reward: its reward.
+        resolved: the gold patch resolved the task (False: a gold patch lost).
+        reason: the verdict's reason.
+        canary: what the gold run's report said of the canary (``failed``: the task's command runs it, so
+            forged or tampered reports are caught; ``missing``: it does not; None: this runner plants
+            none; see :mod:`patchbench.canary`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    status: Status
+    reward: float
+    resolved: bool
+    reason: str = ""
+    canary: str | None = None
+
+
+class AttackReport(BaseModel):
+    """Every attack × task row; :attr:`holes` lists the rewarded ones, :attr:`gold` each task's gold run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    results: tuple[AttackResult, ...]
+    gold: tuple[GoldResult, ...] = ()
+
+    @property
+    def holes(self) -> list[AttackResult]:
+        """The rows whose attack was rewarded."""
+        return [r for r in self.results if r.rewarded]
+
+    @property
+    def applied(self) -> list[AttackResult]:
+        """The rows where the attack applied (and was run)."""
+        return [r for r in self.results if r.applicable]
+
+    @property
+    def gold_lost(self) -> list[GoldResult]:
+        """The tasks whose gold patch did not resolve."""
+        return [g for g in self.gold if not g.resolved]
+
+
+@dataclass(frozen=True)
+class PlannedAttack:
+    """An attack for one task: its candidate, or None when the attack does not apply."""
+
+    attack: str
+    task: Task
+    candidate: Candidate | None
+    error: str = ""
+
+
+def plan_attacks(tasks: Iterable[Task], attacks: Sequence[str] | None = None) -> list[PlannedAttack]:
+    """Every attack (or those named) against every task, in catalogue order per task.
+
+    Script-verifier (Harbor) tasks get no attack here: :mod:`patchbench.audit.probes` covers them.
+    """
+    names = list(attacks) if attacks is not None else list(CATALOGUE)
+    out: list[PlannedAttack] = []
+    for task in tasks:
+        for name in names:
+            if is_script_task(task):
+                out.append(PlannedAttack(name, task, None))
+                continue
+            try:
+                out.append(PlannedAttack(name, task, CATALOGUE[name].build(task)))
+            except Exception as e:  # a task shape the attack did not foresee: report it, run the rest
+                log.warning("attack %s could not be built for %s: %s", name, task.id, e)
+                out.append(PlannedAttack(name, task, None, f"{type(e).__name__}: {e}"))
+    return out
+
+
+def judge(planned: PlannedAttack, verdict: Verdict | None) -> AttackResult:
+    """A row from a verdict (None: not applicable)."""
+    if verdict is None:
+        evidence = f"the attack could not be built for this task: {planned.error}" if planned.error else ""
+        return AttackResult(attack=planned.attack, task=planned.task.id, applicable=False, evidence=evidence)
+    tail = "\n".join(t for t in (verdict.stdout_tail.strip(), verdict.stderr_tail.strip()) if t)
+    evidence = verdict.reason + ("\n--- output tail ---\n" + tail[-_TAIL:] if tail else "")
+    return AttackResult(
+        attack=planned.attack,
+        task=planned.task.id,
+        applicable=True,
+        status=verdict.status,
+        reward=verdict.reward,
+        rewarded=verdict.status is Status.RESOLVED or verdict.reward > 0,
+        evidence=evidence,
+        seconds=round(verdict.durations.total_s, 3),
+    )
+
+
+def run_attacks(
+    tasks: Iterable[Task],
+    *,
+    jobs: int = 1,
+    sandbox: Sandbox | str = "bwrap",
+    attacks: Sequence[str] | None = None,
+    cache_dir: Path | None = None,
+    check_gold: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> AttackReport:
+    """Run every applicable attack (or those named) against every task; one row per attack × task.
+
+    With ``check_gold`` each task's gold patch (when it has one) runs in the same batch, so a defence that
+    costs a gold patch shows up as :attr:`AttackReport.gold_lost`. ``on_progress(done, total)`` is called
+    as runs finish.
+    """
+    tasks = list(tasks)
+    planned = plan_attacks(tasks, attacks)
+    runnable = [p for p in planned if p.candidate is not None]
+    jobs_list = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
+    gold_tasks = [t for t in tasks if check_gold and t.gold_patch is not None]
+    jobs_list += [Job(t, Candidate.gold()) for t in gold_tasks]
+    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir)
+    done = 0
+
+    def tick(job: Job, verdict: Verdict) -> None:
+        nonlocal done
+        done += 1
+        if on_progress is not None:
+            on_progress(done, len(jobs_list))
+
+    verdicts = engine.map(jobs_list, on_done=tick)
+    by_id = {id(p): v for p, v in zip(runnable, verdicts, strict=False)}
+    gold = tuple(
+        GoldResult(
+            task=t.id,
+            status=v.status,
+            reward=v.reward,
+            resolved=v.status is Status.RESOLVED and v.reward == 1.0,
+            reason=v.reason,
+            canary=v.canary,
+        )
+        for t, v in zip(gold_tasks, verdicts[len(runnable) :], strict=True)
+    )
+    return AttackReport(results=tuple(judge(p, by_id.get(id(p))) for p in planned), gold=gold)
