@@ -507,15 +507,3 @@ def apply_report(
             )
         out.append(t)
     return out
-
-
-def write_reports(report: ValidationReport, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``validation_report.md`` and ``validation_report.json`` into ``out_dir``."""
-    from .report.validation import to_markdown
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    md = out_dir / "validation_report.md"
-    js = out_dir / "validation_report.json"
-    md.write_text(to_markdown(report), encoding="utf-8")
-    js.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return md, js

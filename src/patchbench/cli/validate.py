@@ -23,8 +23,9 @@ from ..engine import Ledger
 from ..errors import DatasetError
 from ..formats import write
 from ..leak import LeakLevel
+from ..report.validation import write_reports
 from ..sandbox import get_sandbox
-from ..validate import apply_report, write_reports
+from ..validate import apply_report
 from ..validate import validate as run_validation
 from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
 from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..validate import ValidationReport
 
 _SIGNALS = {
@@ -116,3 +118,13 @@ def to_markdown(report: ValidationReport) -> str:
                     lines.append(f"| {_cell(t)} | " + " | ".join(cells) + " |")
             lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def write_reports(report: ValidationReport, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``validation_report.md`` and ``validation_report.json`` into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = out_dir / "validation_report.md"
+    js = out_dir / "validation_report.json"
+    md.write_text(to_markdown(report), encoding="utf-8")
+    js.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return md, js
