@@ -39,6 +39,7 @@ from .envs import Prepared, default_cache_dir
 from .errors import EnvError
 from .sandbox import Bind, ExecRequest, Limits, Sandbox
 from .task import Repository, Task
+from .workspace import copy_tree
 
 log = logging.getLogger("patchbench.repos")
 
@@ -285,35 +286,6 @@ class RepoCache:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         log.info("checkout of %s cached at %s", commit, dest)
-
-
-def copy_tree(src: Path, dest: Path, *, link: bool | None = None) -> float:
-    """Give one run its own copy of a cached tree; returns the seconds taken.
-
-    Files are hard links to the cache (``cp -al``: ~50 ms for 2,000 files against ~260 ms for a real
-    copy). That is safe because nothing writes a cached file in place: the cached files are root's and
-    not writable by others, the sandbox gives the run's uid the directories but never a file with other
-    links (see ``sandbox.bwrap._chown_tree``), so the run can replace files but not modify them; and on
-    the host ``git apply``, ``patch`` and patchbench itself write new files instead of rewriting old ones.
-    Where hard links are impossible (another filesystem) or unsafe (not running as root: the sandbox then
-    runs as the owner of the cached files), or when ``link`` is False, a real copy is made (reflink when
-    possible).
-    """
-    t0 = time.monotonic()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if link is None:
-        link = os.geteuid() == 0
-    r = subprocess.run(
-        ["cp", "-al" if link else "-a", f"{src}/.", str(dest)], capture_output=True, check=False
-    )
-    if r.returncode != 0:
-        shutil.rmtree(dest, ignore_errors=True)
-        r = subprocess.run(
-            ["cp", "-a", "--reflink=auto", f"{src}/.", str(dest)], capture_output=True, check=False
-        )
-    if r.returncode != 0:
-        raise EnvError(f"cannot copy the checkout {src}: {r.stderr.decode(errors='replace').strip()[-200:]}")
-    return time.monotonic() - t0
 
 
 @dataclass(frozen=True)

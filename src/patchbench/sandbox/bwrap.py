@@ -281,7 +281,7 @@ def _chown_tree(root: Path, uid: int) -> None:
     """Give the run's uid a writable bind: every directory, and every file not shared with a cache.
 
     A regular file with other hard links belongs to a cache (a repository checkout, see
-    ``patchbench.repos.copy_tree``): it stays root's, so the run can replace it but never modify the
+    ``patchbench.workspace.copy_tree``): it stays root's, so the run can replace it but never modify the
     cached copy in place.
     """
     os.chown(root, uid, uid, follow_symlinks=False)
