@@ -23,7 +23,7 @@ from typing import Any
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
 from .candidate import Candidate
 from .envs import Prepared, default_cache_dir, env_for
-from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
+from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
 from .grading import grade
 from .repos import prepare_tree
 from .results import TestResult, TestResults
@@ -31,6 +31,7 @@ from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
+from .untrusted import read_untrusted, scan_tree
 from .verdict import Durations, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
@@ -290,12 +291,34 @@ def run(
                 notes.append(f"command {i}: killed for flooding its output")
             if res.timed_out:
                 timed_out = True
+            # The report directory was the run's to write: anything in it but plain, capped files of
+            # the run's own uid (a FIFO, a symlink to /dev/zero or to a root-only file, 300 MB of XML)
+            # is tampering, the candidate's failure; nothing in it is opened before this check.
+            unsafe = scan_tree(rdir, owner=res.uid)
             problem: str | None = None
-            try:
-                parsed = runner.parse(RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir))
-            except ResultParseError as e:
-                parsed = TestResults(runner=runner.name, complete=False)
-                problem = str(e)
+            if unsafe is None:
+                try:
+                    parsed = runner.parse(
+                        RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir, res.uid)
+                    )
+                except UnsafeFileError as e:
+                    unsafe = str(e)
+                except ResultParseError as e:
+                    parsed = TestResults(runner=runner.name, complete=False)
+                    problem = str(e)
+            if unsafe is not None:
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.UNRESOLVED,
+                        exit_codes=tuple(exit_codes),
+                        reason=f"the test report was tampered with (command {i}): {unsafe}",
+                        notes=tuple(notes),
+                        durations=durations,
+                        stdout_tail=out_tail,
+                        stderr_tail=err_tail,
+                    )
+                )
             if (
                 not parsed.tests
                 and parsed.build_error is None
@@ -508,7 +531,7 @@ def _run_script(
         return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
     durations.test_s = time.monotonic() - tt
     out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
-    reward = read_reward(logs / "verifier")
+    reward = read_reward(logs / "verifier", owner=res.uid)
     extra = {
         "exit_codes": (res.exit_code,),
         "notes": tuple(notes),
@@ -517,6 +540,8 @@ def _run_script(
         "stderr_tail": err_tail,
         "pass_ratio": reward.pass_ratio,
     }
+    if reward.unsafe:
+        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=reward.problem or "")
     if res.timed_out:
         return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
     if reward.value is None:
@@ -538,13 +563,15 @@ def _run_script(
     )
 
 
+#: The largest workspace file the harness reads back (a hidden test the canary is planted into).
+WORKSPACE_READ_LIMIT = 16 * 2**20
+
+
 def _read_text(ws: Path, rel: str) -> str | None:
-    path = ws / rel
-    if not path.is_file() or path.is_symlink():
-        return None
+    """A workspace file's text, None unless it is a plain UTF-8 file (no link followed anywhere)."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_untrusted(ws / rel, root=ws, limit=WORKSPACE_READ_LIMIT).decode("utf-8")
+    except (OSError, ResultParseError, UnicodeDecodeError):
         return None
 
 
@@ -605,8 +632,8 @@ def _runs_canary(
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"{key}.json"
     try:
-        return bool(json.loads(path.read_text())["runs_canary"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return bool(json.loads(read_untrusted(path, root=path.parent, limit=1 << 16))["runs_canary"])
+    except (OSError, ResultParseError, ValueError, KeyError, TypeError):
         pass
     usable = False
     runs = False

@@ -71,6 +71,8 @@ class ExecResult:
         stderr: standard error, likewise.
         truncated: some output was dropped.
         duration_s: wall-clock time.
+        uid: the unprivileged uid the command ran as, when the backend dropped to one (files it wrote
+            are owned by it).
     """
 
     exit_code: int | None
@@ -82,6 +84,7 @@ class ExecResult:
     stderr: bytes = b""
     truncated: bool = False
     duration_s: float = 0.0
+    uid: int | None = None
 
     def text(self, stream: str = "stdout") -> str:
         """``stdout`` or ``stderr`` decoded as UTF-8 with replacement."""

@@ -212,11 +212,10 @@ class BwrapSandbox(Sandbox):
                 continue
             if isinstance(obj, dict) and "exit-code" in obj and exit_code is not None:
                 exit_code = int(obj["exit-code"])
-        if memory_hit:
-            return ExecResult(**{**result.__dict__, "exit_code": exit_code, "memory_exceeded": True})
-        if exit_code != result.exit_code:
-            return ExecResult(**{**result.__dict__, "exit_code": exit_code})
-        return result
+        dropped = uid if (self._root and not req.as_root) else None
+        return ExecResult(
+            **{**result.__dict__, "exit_code": exit_code, "memory_exceeded": memory_hit, "uid": dropped}
+        )
 
     def _argv(self, req: ExecRequest, uid: int, status_fd: int, *, mem_cg: bool, pids_cg: bool) -> list[str]:
         assert self._bwrap and self._prlimit and self._setpriv
