@@ -254,11 +254,14 @@ def run(
             for rel, src in env.workspace_mounts:
                 point = ws / rel
                 if sb.mounts:
-                    point.mkdir(parents=True, exist_ok=True)
+                    _real_dir(ws, rel)
                     binds.append(Bind(src, _join(WORKSPACE_DST, rel)))
                 elif not point.exists():
                     point.parent.mkdir(parents=True, exist_ok=True)
                     point.symlink_to(src)  # no mount namespace: a link stands in for the bind
+            # The working directory too is the harness's to provide: a candidate (or an earlier command)
+            # that removed it or put a symlink in its way must not make bwrap's set-up fail (infra).
+            _real_dir(ws, task.test.workdir)
             inv = runner.invoke(command, sb.path(rep_bind))
             argv = inv.argv
             if env.prelude:
@@ -303,6 +306,8 @@ def run(
                     )
                 except UnsafeFileError as e:
                     unsafe = str(e)
+                except OSError as e:  # the run's code left the report unreadable: its doing, not ours
+                    unsafe = f"{rdir}: cannot read the report ({e.strerror or e})"
                 except ResultParseError as e:
                     parsed = TestResults(runner=runner.name, complete=False)
                     problem = str(e)
@@ -325,15 +330,33 @@ def run(
                 and not res.timed_out
                 and (res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes)
             ):
-                # The test tool itself could not run (not found, usage or internal error) before any
-                # test ran: the task's command or our environment is at fault, not the candidate.
+                # The test tool ended abnormally (not found, usage or internal error) before any test
+                # ran. The candidate's code was loaded, and `os._exit(4)` at import looks just like
+                # this: it is an infrastructure fault only when the unmodified task (and its gold
+                # patch) fail the same way, which the candidate cannot steer (docs/design/grading.md).
                 why = problem or " ".join(err_tail.split())[-300:] or "no output"
+                if _calibrating or _command_broken(task, sb, cache_dir, repos, network):
+                    return finish(
+                        Verdict(
+                            **common,
+                            status=Status.INFRA_ERROR,
+                            exit_codes=tuple(exit_codes),
+                            reason=f"the test command could not run (exit {res.exit_code}): {why}"
+                            + ("" if _calibrating else " (the unmodified task fails the same way)"),
+                            notes=tuple(notes),
+                            durations=durations,
+                            stdout_tail=out_tail,
+                            stderr_tail=err_tail,
+                        )
+                    )
                 return finish(
                     Verdict(
                         **common,
-                        status=Status.INFRA_ERROR,
+                        status=Status.UNRESOLVED,
                         exit_codes=tuple(exit_codes),
-                        reason=f"the test command could not run (exit {res.exit_code}): {why}",
+                        reason=f"the test command ended abnormally (exit {res.exit_code}) before reporting "
+                        f"any test, with the candidate's code loaded; the unmodified task's command runs: "
+                        f"{why}",
                         notes=tuple(notes),
                         durations=durations,
                         stdout_tail=out_tail,
@@ -650,18 +673,69 @@ def _runs_canary(
             break
     if not usable:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # parallel runs may calibrate at once
-    with os.fdopen(fd, "w") as fh:
-        fh.write(json.dumps({"task": task.id, "runner": runner, "runs_canary": runs}))
-    os.replace(tmp, path)
+    _write_json(path, {"task": task.id, "runner": runner, "runs_canary": runs})
     log.info("canary calibration for %s: %s", task.id, "runs" if runs else "not run by the command")
     return runs
+
+
+def _command_broken(
+    task: Task,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+) -> bool:
+    """Whether this task's test command cannot run whatever the code: the untouched workspace and the
+    gold patch (when there is one) both end in an ``infra_error`` of their own (the tool could not
+    run, or the sandbox or environment failed). False as soon as one of them does not.
+
+    "Runs" is cached by task content (it cannot change); "broken" is not, so a fixed machine is seen.
+    """
+    body = f"{task.model_dump_json()}:command-runs:{CANARY_VERSION}"
+    key = hashlib.sha256(body.encode()).hexdigest()[:32]
+    path = (cache_dir or default_cache_dir()) / "calibration" / f"{key}.json"
+    try:
+        if json.loads(read_untrusted(path, root=path.parent, limit=1 << 16))["command_runs"] is True:
+            return False
+    except (OSError, ResultParseError, ValueError, KeyError, TypeError):
+        pass
+    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
+        if cand is None:
+            continue
+        v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
+        if v.status is not Status.INFRA_ERROR:
+            _write_json(path, {"task": task.id, "command_runs": True})
+            log.info("calibration for %s: the test command runs (%s: %s)", task.id, cand.name, v.status.value)
+            return False
+    return True
+
+
+def _write_json(path: Path, obj: dict[str, Any]) -> None:
+    """Write a small calibration record atomically (parallel runs may calibrate one task at once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps(obj))
+    os.replace(tmp, path)
 
 
 def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:
     path = ":".join([*env.path, BASE_PATH])
     return {"PATH": path, **env.env, **extra}
+
+
+def _real_dir(root: Path, rel: str) -> None:
+    """Make ``root/rel`` a directory reached through directories only (symlinks and files in the way
+    are removed): a mount point or working directory that bwrap can always set up."""
+    parts = [p for p in rel.split("/") if p and p != "."]
+    if ".." in parts:
+        return
+    cur = root
+    for part in parts:
+        cur = cur / part
+        if cur.is_symlink() or (cur.exists() and not cur.is_dir()):
+            cur.unlink()
+        cur.mkdir(exist_ok=True)
 
 
 def _join(base: str, rel: str) -> str:

@@ -205,13 +205,26 @@ class BwrapSandbox(Sandbox):
             msg = " ".join(result.text("stderr").split())[:400] or f"exit code {result.exit_code}"
             raise SandboxError(f"bubblewrap could not start the sandbox: {msg}")
         exit_code = result.exit_code
+        reported = False
         for line in status.splitlines():
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(obj, dict) and "exit-code" in obj and exit_code is not None:
-                exit_code = int(obj["exit-code"])
+            if isinstance(obj, dict) and "exit-code" in obj:
+                reported = True
+                if exit_code is not None:
+                    exit_code = int(obj["exit-code"])
+        if (
+            not reported
+            and result.exit_code == 1
+            and not (result.timed_out or result.output_flood or memory_hit)
+        ):
+            # bwrap started its child but exited 1 without the command's exit code: it died setting up
+            # the sandbox (a bind, /proc, chdir) before it could exec prlimit. The harness makes every
+            # mount point and the working directory itself, so the candidate cannot cause this.
+            msg = " ".join(result.text("stderr").split())[:400]
+            raise SandboxError(f"bubblewrap could not set up the sandbox: {msg or 'exit code 1'}")
         dropped = uid if (self._root and not req.as_root) else None
         return ExecResult(
             **{**result.__dict__, "exit_code": exit_code, "memory_exceeded": memory_hit, "uid": dropped}
