@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -277,7 +278,7 @@ def run_captured(
         expired.set()
         stop()
 
-    timer = threading.Timer(limits.timeout_s, on_deadline)
+    timer = threading.Timer(_timer_seconds(limits.timeout_s), on_deadline)
     timer.daemon = True
     timer.start()
     try:
@@ -305,6 +306,18 @@ def run_captured(
         truncated=bool(out.dropped or err.dropped),
         duration_s=time.monotonic() - start,
     )
+
+
+#: The longest wall-clock limit the kill timer is set to (7 days): a larger, infinite or NaN limit would
+#: overflow ``threading.Timer`` (``1e300``: OverflowError in the timer thread) and leave the run unbounded.
+MAX_TIMER_S = 7 * 86_400.0
+
+
+def _timer_seconds(timeout_s: float) -> float:
+    """``timeout_s`` as a delay the kill timer can always wait: NaN, infinite or huge values are capped."""
+    if not math.isfinite(timeout_s) or timeout_s > MAX_TIMER_S:
+        return MAX_TIMER_S
+    return max(0.0, timeout_s)
 
 
 def _kill_group(pid: int) -> None:
