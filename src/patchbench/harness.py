@@ -7,6 +7,7 @@ results → grade default-fail → Verdict.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -25,6 +26,8 @@ from .candidate import Candidate
 from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
 from .grading import grade
+from .lifecycle import RunDir, open_run_dir
+from .lifecycle import runs_root as runs_root
 from .repos import prepare_tree
 from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
@@ -83,11 +86,6 @@ class Defences:
     exit_codes: bool = True
 
 
-def runs_root() -> Path:
-    """Where run directories are made: ``$PATCHBENCH_RUNS`` or the system temp dir."""
-    return Path(os.environ.get("PATCHBENCH_RUNS") or tempfile.gettempdir())
-
-
 def run(
     task: Task,
     candidate: Candidate,
@@ -134,8 +132,12 @@ def run(
     except SandboxError as e:
         return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
 
-    rundir = Path(tempfile.mkdtemp(prefix=f"patchbench-{_safe(task.id)}-", dir=runs_root()))
-    os.chmod(rundir, 0o755)
+    # A private tmpfs of the disk quota when we are root (see patchbench.lifecycle), removed on every
+    # exit path: here, by the CLI's signal handlers, or by the reaper of the next patchbench.
+    rd = open_run_dir(_safe(task.id))
+    rundir = rd.path
+    if rd.note:
+        notes.append(rd.note)
     ws = rundir / "workspace"
     reports = rundir / "reports"
     try:
@@ -171,7 +173,7 @@ def run(
                     sb,
                     env,
                     baseline,
-                    rundir,
+                    rd,
                     config_policy,
                     notes,
                     durations,
@@ -192,6 +194,11 @@ def run(
             applied = apply_candidate(task, candidate, ws, baseline)
         except PatchError as e:
             return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            why = f"the candidate does not fit the run's disk quota ({e.strerror})"
+            return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=why, sandbox=sb.name))
         blocked = (
             guard_test_config(task, applied, ws, config_policy, baseline) if defences.config_guard else []
         )
@@ -294,6 +301,19 @@ def run(
                 notes.append(f"command {i}: killed for flooding its output")
             if res.timed_out:
                 timed_out = True
+            if rd.full():
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.UNRESOLVED,
+                        exit_codes=tuple(exit_codes),
+                        reason=f"command {i} {_quota_hit(rd)}",
+                        notes=tuple(notes),
+                        durations=durations,
+                        stdout_tail=out_tail,
+                        stderr_tail=err_tail,
+                    )
+                )
             # The report directory was the run's to write: anything in it but plain, capped files of
             # the run's own uid (a FIFO, a symlink to /dev/zero or to a root-only file, 300 MB of XML)
             # is tampering, the candidate's failure; nothing in it is opened before this check.
@@ -449,8 +469,7 @@ def run(
     except OSError as e:
         return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=f"I/O error during the run: {e}"))
     finally:
-        if not keep:
-            shutil.rmtree(rundir, ignore_errors=True)
+        rd.close(keep=keep)
 
 
 def _run_script(
@@ -459,7 +478,7 @@ def _run_script(
     sb: Sandbox,
     env: Prepared,
     baseline: Baseline,
-    rundir: Path,
+    rd: RunDir,
     config_policy: ConfigPolicy,
     notes: list[str],
     durations: Durations,
@@ -467,6 +486,7 @@ def _run_script(
 ) -> Verdict:
     """A Harbor-style task: /app, /tests and /logs in the sandbox; the reward file decides."""
     assert task.verifier is not None
+    rundir = rd.path
     spec = task.verifier
     app, tests_dir, logs = rundir / "app", rundir / "tests", rundir / "logs"
     shims = rundir / "shims"
@@ -565,6 +585,8 @@ def _run_script(
     }
     if reward.unsafe:
         return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=reward.problem or "")
+    if rd.full():
+        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=f"the verifier {_quota_hit(rd)}")
     if res.timed_out:
         return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
     if reward.value is None:
@@ -722,6 +744,13 @@ def _write_json(path: Path, obj: dict[str, Any]) -> None:
 def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:
     path = ":".join([*env.path, BASE_PATH])
     return {"PATH": path, **env.env, **extra}
+
+
+def _quota_hit(rd: RunDir) -> str:
+    size = f"{(rd.quota or 0) / 2**30:g} GiB"
+    return (
+        f"filled the run's {size} disk quota (workspace, reports and logs together): its writes were refused"
+    )
 
 
 def _real_dir(root: Path, rel: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, ClassVar
 
 from ..errors import SandboxError
+from ..lifecycle import track_process_group, untrack_process_group
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,7 @@ def run_captured(
         )
     except OSError as e:
         raise SandboxError(f"cannot start {argv[0]!r}: {e.strerror or e}") from e
+    track_process_group(proc.pid)  # killed by the CLI's signal cleanup if patchbench is stopped
 
     def stop() -> None:
         if kill is not None:
@@ -289,6 +291,7 @@ def run_captured(
     # Children may still hold the pipes open (the direct child exited, its group did not): end them
     # before draining, so a background process cannot keep the run alive or write after it.
     _kill_group(proc.pid)
+    untrack_process_group(proc.pid)
     out.thread.join(timeout=10)
     err.thread.join(timeout=10)
     proc.stdout.close()
