@@ -1,7 +1,7 @@
 """What a run leaves on the host, its disk quota, and how it is removed on every exit path.
 
 * **Run directories** (workspace, reports, logs) are made under :func:`runs_root` and, when patchbench
-  runs as root, each is a private tmpfs mounted with ``size=`` (:func:`disk_quota`, default 4 GiB): the
+  runs as root, each is a private tmpfs mounted with ``size=`` (:func:`disk_quota`, default 2 GiB): the
   sandboxed code cannot fill the host's disk through its writable binds (six 1 GiB files under the
   per-file cap). :meth:`RunDir.full` tells the harness the quota was hit, which the verdict counts.
 * **Cleanup on SIGTERM/SIGINT/SIGHUP** (:func:`install_signal_cleanup`, called by the CLI): every live
@@ -33,7 +33,7 @@ log = logging.getLogger("patchbench.lifecycle")
 
 #: The disk quota of one run (workspace, reports, logs together) unless ``PATCHBENCH_DISK_QUOTA`` says
 #: otherwise. The sandbox's private /tmp is a tmpfs of its own (at most 1 GiB, see sandbox/bwrap.py).
-DEFAULT_DISK_QUOTA = 4 * 2**30
+DEFAULT_DISK_QUOTA = 2 * 2**30
 #: One inode per this many bytes of quota (a million files for 4 GiB): an inode flood is a full disk too.
 BYTES_PER_INODE = 4096
 #: A run directory with less free space than this (or fewer free inodes than :data:`FULL_INODES`) after a

@@ -87,8 +87,13 @@ class _Cgroups:
             f = d / "memory.failcnt"
             if f.exists():
                 try:
-                    return int(f.read_text().strip() or "0") > 0
-                except (OSError, ValueError):
+                    if int(f.read_text().strip() or "0") > 0:
+                        return True
+                    # An OOM kill does not always count as a failure (tmpfs pages filling the limit):
+                    # the OOM killer's own counter does.
+                    oom = (d / "memory.oom_control").read_text().split()
+                    return int(oom[oom.index("oom_kill") + 1]) > 0 if "oom_kill" in oom else False
+                except (OSError, ValueError, IndexError):
                     return False
         return False
 
