@@ -337,7 +337,8 @@ def run(
                         **common,
                         status=Status.UNRESOLVED,
                         exit_codes=tuple(exit_codes),
-                        reason=f"the test report was tampered with (command {i}): {unsafe}",
+                        reason=f"the test report was tampered with (command {i}): "
+                        + unsafe.replace(f"{rundir}/", ""),
                         notes=tuple(notes),
                         durations=durations,
                         stdout_tail=out_tail,
