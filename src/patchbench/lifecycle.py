@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -135,7 +136,10 @@ class RunDir:
                     # Kept for a person to look at: copied off the tmpfs into a plain directory at
                     # the same path, so that it can be removed like any other (and frees its memory).
                     plain = Path(tempfile.mkdtemp(prefix=f"{self.path.name}-", dir=self.path.parent))
-                    shutil.copytree(self.path, plain, symlinks=True, dirs_exist_ok=True)
+                    # cp -a, not copytree: a FIFO the run left is recreated, never opened (it would block)
+                    subprocess.run(
+                        ["cp", "-a", f"{self.path}/.", str(plain)], capture_output=True, check=False
+                    )
                     _umount(self.path)
                     self.path.rmdir()
                     plain.rename(self.path)
