@@ -190,3 +190,15 @@ def test_every_runner_refuses_a_planted_report(tmp_path: Path, runner: str, name
         assert isinstance(got, UnsafeFileError if runner != "junit" else ResultParseError), got
     else:  # a runner that skips an unreadable file must not have read the planted one
         assert "leak" not in repr(got)
+
+
+def test_a_report_with_too_many_test_entries_is_refused_before_parsing(tmp_path: Path) -> None:
+    """400,000 one-line <testcase/> entries (14 MiB, under the size cap) took the grader to 584 MB."""
+    from patchbench.untrusted import MAX_TEST_ENTRIES
+
+    row = b'<testcase classname="a" name="b"/>'
+    (tmp_path / "r.xml").write_bytes(b"<testsuite>" + row * (MAX_TEST_ENTRIES + 1) + b"</testsuite>")
+    with pytest.raises(UnsafeFileError, match="test entries"):
+        read_untrusted(tmp_path / "r.xml", root=tmp_path, entries=b"<testcase")
+    (tmp_path / "ok.xml").write_bytes(b"<testsuite>" + row * MAX_TEST_ENTRIES + b"</testsuite>")
+    assert read_untrusted(tmp_path / "ok.xml", root=tmp_path, entries=b"<testcase")

@@ -337,7 +337,7 @@ def run(
                         **common,
                         status=Status.UNRESOLVED,
                         exit_codes=tuple(exit_codes),
-                        reason=f"the test report was tampered with (command {i}): "
+                        reason=f"the test report was refused unread (command {i}): "
                         + unsafe.replace(f"{rundir}/", ""),
                         notes=tuple(notes),
                         durations=durations,

@@ -36,6 +36,10 @@ REPORT_FILE_LIMIT = 64 * 2**20
 REPORT_DIR_LIMIT = 128 * 2**20
 #: The most entries a report directory may hold.
 REPORT_DIR_ENTRIES = 20_000
+#: The most test entries one structured report may hold. Parsed, each costs the grader about 1.2 KB (the
+#: XML tree and the result): 100,000 keep it near 220 MB, where 400,000 one-line ``<testcase/>`` entries,
+#: 14 MiB, took it to 584 MB (measured). Real runs of one task are far below.
+MAX_TEST_ENTRIES = 100_000
 _CHUNK = 1 << 16
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -48,6 +52,7 @@ def read_untrusted(
     limit: int = REPORT_LIMIT,
     owner: int | None = None,
     truncate: bool = False,
+    entries: bytes | None = None,
 ) -> bytes:
     """The bytes of ``path``, a file below ``root`` that sandboxed code could have written.
 
@@ -58,11 +63,13 @@ def read_untrusted(
         owner: the uid that must own the file (the run's), when known.
         truncate: return the first ``limit`` bytes of a larger file instead of refusing it (readers
             that mark a cut report incomplete themselves).
+        entries: the marker of one test entry (``b"<testcase"``): a file holding more than
+            :data:`MAX_TEST_ENTRIES` of them is refused before it is parsed (bounded memory).
 
     Raises:
         FileNotFoundError: there is no such file (a runner may treat a missing report its own way).
         UnsafeFileError: the file is a symlink (or lies below one), not a regular file, owned by someone
-            else, larger than ``limit``, or outside ``root``.
+            else, larger than ``limit``, holds too many ``entries``, or is outside ``root``.
         OSError: any other error opening or reading it.
     """
     fd = _open_below(path, root)
@@ -87,16 +94,27 @@ def read_untrusted(
             if not truncate:
                 raise UnsafeFileError(f"{path}: grew past the {_size(limit)} cap while being read")
             data = data[:limit]
+        if entries is not None and data.count(entries) > MAX_TEST_ENTRIES:
+            raise UnsafeFileError(
+                f"{path}: more than {MAX_TEST_ENTRIES:,} test entries ({entries.decode()!r}): "
+                "more than the grader parses"
+            )
         return data
     finally:
         os.close(fd)
 
 
 def read_untrusted_text(
-    path: Path, *, root: Path, limit: int = REPORT_LIMIT, owner: int | None = None
+    path: Path,
+    *,
+    root: Path,
+    limit: int = REPORT_LIMIT,
+    owner: int | None = None,
+    entries: bytes | None = None,
 ) -> str:
     """:func:`read_untrusted`, decoded as UTF-8 with replacement characters."""
-    return read_untrusted(path, root=root, limit=limit, owner=owner).decode("utf-8", errors="replace")
+    data = read_untrusted(path, root=root, limit=limit, owner=owner, entries=entries)
+    return data.decode("utf-8", errors="replace")
 
 
 def scan_tree(

@@ -737,7 +737,9 @@ class CargoTestRunner(Runner):
         """
         stdout = out.stdout
         try:
-            logged = read_untrusted_text(out.report_dir / LOG_FILE, root=out.report_dir, owner=out.owner)
+            logged = read_untrusted_text(
+                out.report_dir / LOG_FILE, root=out.report_dir, owner=out.owner, entries=b'"event": "started"'
+            )
         except OSError:
             logged = ""
         if logged.strip():

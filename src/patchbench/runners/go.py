@@ -512,7 +512,12 @@ class GoTestRunner(Runner):
         try:
             # truncate: one byte past the cap tells the parser below the output was cut.
             data = read_untrusted(
-                path, root=out.report_dir, limit=MAX_REPORT_BYTES + 1, owner=out.owner, truncate=True
+                path,
+                root=out.report_dir,
+                limit=MAX_REPORT_BYTES + 1,
+                owner=out.owner,
+                truncate=True,
+                entries=b'"Action":"run"',
             )
         except FileNotFoundError:
             data = b""

@@ -333,7 +333,7 @@ class NodeTestRunner(Runner):
         """
         path = out.report_dir / REPORT_FILE
         try:
-            text = read_untrusted_text(path, root=out.report_dir, owner=out.owner)
+            text = read_untrusted_text(path, root=out.report_dir, owner=out.owner, entries=b"ok ")
         except FileNotFoundError:
             text = ""
         except OSError as exc:
@@ -370,7 +370,7 @@ def _js_normalise(test_id: str) -> str:
 
 def _load_json_report(path: Path, tool: str, owner: int | None = None) -> Any:
     try:
-        data = read_untrusted(path, root=path.parent, owner=owner)
+        data = read_untrusted(path, root=path.parent, owner=owner, entries=b'"title"')
     except FileNotFoundError:
         raise ResultParseError(f"{path}: {tool} wrote no JSON report") from None
     except OSError as exc:

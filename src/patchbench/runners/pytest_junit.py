@@ -280,7 +280,7 @@ class PytestRunner(Runner):
         """
         path = out.report_dir / REPORT_FILE
         try:
-            data = read_untrusted(path, root=out.report_dir, owner=out.owner)
+            data = read_untrusted(path, root=out.report_dir, owner=out.owner, entries=b"<testcase")
         except FileNotFoundError:
             raise ResultParseError(
                 f"{path}: pytest wrote no JUnit report (exit code {out.exit_code})"
