@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from patchbench.errors import InputError
 from patchbench.lifecycle import (
     DEFAULT_DISK_QUOTA,
     OWNER_FILE,
@@ -42,7 +43,7 @@ def test_disk_quota_from_the_environment(monkeypatch: pytest.MonkeyPatch, value:
 
 def test_a_bad_disk_quota_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATCHBENCH_DISK_QUOTA", "lots")
-    with pytest.raises(ValueError, match="PATCHBENCH_DISK_QUOTA"):
+    with pytest.raises(InputError, match="PATCHBENCH_DISK_QUOTA"):
         disk_quota()
 
 

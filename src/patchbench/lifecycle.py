@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from .errors import InputError
+
 log = logging.getLogger("patchbench.lifecycle")
 
 #: The disk quota of one run (workspace, reports, logs together) unless ``PATCHBENCH_DISK_QUOTA`` says
@@ -63,7 +65,7 @@ def disk_quota() -> int | None:
     ``0``/``none`` for no quota), else :data:`DEFAULT_DISK_QUOTA`.
 
     Raises:
-        ValueError: the variable is not a size.
+        InputError: the variable is not a size.
     """
     raw = (os.environ.get("PATCHBENCH_DISK_QUOTA") or "").strip().lower()
     if not raw:
@@ -72,7 +74,7 @@ def disk_quota() -> int | None:
         return None
     m = re.fullmatch(r"(\d+)\s*([kmg]?)i?b?", raw)
     if not m:
-        raise ValueError(f"PATCHBENCH_DISK_QUOTA={raw!r} is not a size (bytes, or 512M, 4G...)")
+        raise InputError(f"PATCHBENCH_DISK_QUOTA={raw!r} is not a size (bytes, or 512M, 4G...)")
     return int(m.group(1)) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[m.group(2)]
 
 
