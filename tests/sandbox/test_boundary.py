@@ -406,6 +406,31 @@ def test_a_signal_removes_the_run_directory_and_cgroups(tmp_path: Path, sig: sig
     assert time.monotonic() - t0 < 30
 
 
+def test_sigterm_to_patchbench_run_removes_its_run_directory(tmp_path: Path) -> None:
+    """The console entry point installs the cleanup: `patchbench run` stopped by SIGTERM mid-run."""
+    rows = tmp_path / "slow.jsonl"
+    row = _row(task_id="slow-cli", test_command=["bash", "-c", "sleep 120"], language="sql")
+    rows.write_text(json.dumps(row) + "\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "patchbench.cli", "run", str(rows), "--empty"],
+        env={**os.environ, "PATCHBENCH_RUNS": str(runs)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (list(runs.iterdir()) and _children_of(proc.pid)):
+        time.sleep(0.1)
+    made = list(runs.iterdir())
+    assert made, "the run never started"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == -signal.SIGTERM
+    assert list(runs.iterdir()) == [], made
+
+
 def test_kill_9_leftovers_are_reaped_at_the_next_start(tmp_path: Path) -> None:
     """kill -9 cannot be caught: the next patchbench reaps what the dead one left."""
     proc, rundir, groups = _start_sleeper(tmp_path)
