@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -367,11 +368,27 @@ pb.run(tap_task("sleep 120; echo 1..1; echo ok 1 - a", limit=300), pb.Candidate.
 """
 
 
-def _start_sleeper(runs: Path) -> tuple[subprocess.Popen[str], Path, list[Path]]:
+@pytest.fixture
+def started(tmp_path: Path) -> Iterator[list[subprocess.Popen[Any]]]:
+    """The patchbench processes a test starts: killed, and what they left reaped, whatever happened."""
+    procs: list[subprocess.Popen[Any]] = []
+    yield procs
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait(timeout=30)
+    for root in (tmp_path, tmp_path / "runs"):
+        reap_stale(root)
+
+
+def _start_sleeper(
+    runs: Path, started: list[subprocess.Popen[Any]]
+) -> tuple[subprocess.Popen[str], Path, list[Path]]:
     env = {**os.environ, "PATCHBENCH_RUNS": str(runs)}
     proc = subprocess.Popen(
         [PYTHON, "-c", SLEEPER.format(tests=str(ROOT / "tests"))], env=env, stdout=subprocess.PIPE, text=True
     )
+    started.append(proc)
     deadline = time.monotonic() + 60
     rundir: Path | None = None
     groups: list[Path] = []
@@ -394,9 +411,11 @@ def _start_sleeper(runs: Path) -> tuple[subprocess.Popen[str], Path, list[Path]]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_removes_the_run_directory_and_cgroups(tmp_path: Path, sig: signal.Signals) -> None:
+def test_a_signal_removes_the_run_directory_and_cgroups(
+    tmp_path: Path, sig: signal.Signals, started: list[subprocess.Popen[Any]]
+) -> None:
     """SIGTERM left the run directory (and its tmpfs) and empty cgroups behind."""
-    proc, rundir, groups = _start_sleeper(tmp_path)
+    proc, rundir, groups = _start_sleeper(tmp_path, started)
     t0 = time.monotonic()
     proc.send_signal(sig)
     proc.wait(timeout=30)
@@ -406,7 +425,9 @@ def test_a_signal_removes_the_run_directory_and_cgroups(tmp_path: Path, sig: sig
     assert time.monotonic() - t0 < 30
 
 
-def test_sigterm_to_patchbench_run_removes_its_run_directory(tmp_path: Path) -> None:
+def test_sigterm_to_patchbench_run_removes_its_run_directory(
+    tmp_path: Path, started: list[subprocess.Popen[Any]]
+) -> None:
     """The console entry point installs the cleanup: `patchbench run` stopped by SIGTERM mid-run."""
     rows = tmp_path / "slow.jsonl"
     row = _row(task_id="slow-cli", test_command=["bash", "-c", "sleep 120"], language="sql")
@@ -420,6 +441,7 @@ def test_sigterm_to_patchbench_run_removes_its_run_directory(tmp_path: Path) -> 
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
     )
+    started.append(proc)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (list(runs.iterdir()) and _children_of(proc.pid)):
         time.sleep(0.1)
@@ -431,9 +453,11 @@ def test_sigterm_to_patchbench_run_removes_its_run_directory(tmp_path: Path) -> 
     assert list(runs.iterdir()) == [], made
 
 
-def test_kill_9_leftovers_are_reaped_at_the_next_start(tmp_path: Path) -> None:
+def test_kill_9_leftovers_are_reaped_at_the_next_start(
+    tmp_path: Path, started: list[subprocess.Popen[Any]]
+) -> None:
     """kill -9 cannot be caught: the next patchbench reaps what the dead one left."""
-    proc, rundir, groups = _start_sleeper(tmp_path)
+    proc, rundir, groups = _start_sleeper(tmp_path, started)
     proc.kill()
     proc.wait(timeout=30)
     time.sleep(0.5)
