@@ -202,3 +202,36 @@ def test_a_report_with_too_many_test_entries_is_refused_before_parsing(tmp_path:
         read_untrusted(tmp_path / "r.xml", root=tmp_path, entries=b"<testcase")
     (tmp_path / "ok.xml").write_bytes(b"<testsuite>" + row * MAX_TEST_ENTRIES + b"</testsuite>")
     assert read_untrusted(tmp_path / "ok.xml", root=tmp_path, entries=b"<testcase")
+
+
+def test_scan_tree_counts_test_entries_across_every_report(tmp_path: Path) -> None:
+    """Surefire writes one report per class: each under the per-file cap, many together must not be."""
+    from patchbench.untrusted import MAX_TEST_ENTRIES
+
+    row = b'<testcase classname="a" name="b"/>'
+    per_file = MAX_TEST_ENTRIES // 4 + 1
+    for n in range(4):
+        (tmp_path / f"TEST-{n}.xml").write_bytes(b"<testsuite>" + row * per_file + b"</testsuite>")
+    problem = scan_tree(tmp_path, test_entries=b"<testcase")
+    assert problem is not None and "test entries in all" in problem
+    assert scan_tree(tmp_path) is None  # without a marker only sizes and types are checked
+    (tmp_path / "TEST-3.xml").unlink()
+    assert scan_tree(tmp_path, test_entries=b"<testcase") is None
+
+
+def test_entries_split_across_read_chunks_are_counted_once(tmp_path: Path) -> None:
+    from patchbench.untrusted import _count
+
+    marker = b"<testcase"
+    # place one marker across the 1 MiB chunk boundary
+    data = b"x" * ((1 << 20) - 4) + marker + b"y" * 10 + marker
+    (tmp_path / "r.xml").write_bytes(data)
+    assert _count(tmp_path / "r.xml", tmp_path, marker) == 2
+
+
+def test_every_report_reading_runner_has_a_test_entry_marker() -> None:
+    """The harness counts a runner's test entries across its report directory by this marker."""
+    from patchbench.runners import RUNNERS
+    from patchbench.untrusted import RUNNER_TEST_ENTRY
+
+    assert set(RUNNER_TEST_ENTRY) == set(RUNNERS) - {"tap"}  # TAP is read from stdout only

@@ -34,7 +34,7 @@ from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
-from .untrusted import read_untrusted, scan_tree
+from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
 from .verdict import Durations, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
@@ -317,7 +317,7 @@ def run(
             # The report directory was the run's to write: anything in it but plain, capped files of
             # the run's own uid (a FIFO, a symlink to /dev/zero or to a root-only file, 300 MB of XML)
             # is tampering, the candidate's failure; nothing in it is opened before this check.
-            unsafe = scan_tree(rdir, owner=res.uid)
+            unsafe = scan_tree(rdir, owner=res.uid, test_entries=RUNNER_TEST_ENTRY.get(runner.name))
             problem: str | None = None
             if unsafe is None:
                 try:

@@ -124,14 +124,19 @@ def scan_tree(
     file_limit: int = REPORT_FILE_LIMIT,
     total_limit: int = REPORT_DIR_LIMIT,
     max_entries: int = REPORT_DIR_ENTRIES,
+    test_entries: bytes | None = None,
 ) -> str | None:
     """What is wrong with a directory sandboxed code wrote into, or None when it holds only what a test
     tool writes: directories and regular files of the run's uid, each and all within the caps.
 
-    Nothing is followed: symlinks, FIFOs, sockets and devices are reported, not opened.
+    Nothing is followed: symlinks, FIFOs, sockets and devices are reported, not opened. With
+    ``test_entries`` (a runner's marker of one test, see :data:`RUNNER_TEST_ENTRY`), the files' markers are
+    counted in all, streamed in chunks: a runner that parses several reports (Surefire writes one per
+    class) must not parse more than :data:`MAX_TEST_ENTRIES` tests from them together either.
     """
     total = 0
     count = 0
+    files: list[Path] = []
     stack = [root]
     while stack:
         d = stack.pop()
@@ -162,7 +167,50 @@ def scan_tree(
                 total += st.st_size
                 if total > total_limit:
                     return f"{root}: more than {_size(total_limit)} in all"
+                files.append(Path(entry.path))
+    if test_entries is not None:
+        found = 0
+        for f in files:
+            try:
+                found += _count(f, root, test_entries)
+            except (OSError, UnsafeFileError) as e:
+                return f"{f}: cannot read ({e})"
+            if found > MAX_TEST_ENTRIES:
+                return (
+                    f"{root}: more than {MAX_TEST_ENTRIES:,} test entries in all: more than the grader parses"
+                )
     return None
+
+
+#: The marker of one test entry in each runner's reports (counted by :func:`scan_tree`).
+RUNNER_TEST_ENTRY: dict[str, bytes] = {
+    "pytest": b"<testcase",
+    "junit": b"<testcase",
+    "jest": b'"title"',
+    "vitest": b'"title"',
+    "mocha": b'"title"',
+    "node-test": b"ok ",
+    "cargo-test": b'"event": "started"',
+    "go-test": b'"Action":"run"',
+}
+
+
+def _count(path: Path, root: Path, marker: bytes) -> int:
+    """How often ``marker`` occurs in a file, read in chunks through the same checks as a report."""
+    fd = _open_below(path, root)
+    n = 0
+    carry = b""
+    try:
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                return n
+            chunk = carry + b
+            n += chunk.count(marker)
+            # keep a tail shorter than the marker: an occurrence across two reads is counted once
+            carry = chunk[-(len(marker) - 1) :] if len(marker) > 1 else b""
+    finally:
+        os.close(fd)
 
 
 def _open_below(path: Path, root: Path) -> int:
