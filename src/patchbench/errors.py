@@ -10,6 +10,8 @@ Errors are part of the contract. Three families never mix::
     │   ├── SandboxError      the sandbox could not be set up or broke while running
     │   └── EnvError          an environment (toolchain, dependencies) could not be prepared
     └── ResultParseError      a runner's output could not be parsed (treated as "no result")
+        └── UnsafeFileError   a file the sandboxed code wrote is not a plain, capped file of its own
+                              (a symlink, a FIFO, oversized): the candidate's ``unresolved``
 
 A candidate that simply fails its tests is not an exception: it is a :class:`~patchbench.Verdict`.
 Inside :func:`patchbench.run`, an ``InputError`` raised by the candidate becomes status ``patch_failed``,
@@ -69,3 +71,12 @@ class EnvError(InfraError):
 
 class ResultParseError(PatchbenchError):
     """A runner's output could not be parsed; the run counts as having produced no result."""
+
+
+class UnsafeFileError(ResultParseError):
+    """A file the sandboxed code could have written is a symlink, not a regular file, not the run's,
+    oversized or outside its directory (see :mod:`patchbench.untrusted`).
+
+    Refused without being followed or read to its end; the harness makes it the candidate's
+    ``unresolved`` with this message as the reason (never an infrastructure error).
+    """

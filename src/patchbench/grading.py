@@ -8,9 +8,14 @@ situation                                              status           reward
 the task is malformed                                  ``bad_task``     0
 the candidate's patch is malformed/unsafe/not applied  ``patch_failed`` 0
 the candidate changed test configuration (``reject``)  ``unresolved``   0
-sandbox or environment broke; the test tool could not
-  run (exit 126/127, or its own usage/internal-error
-  codes) before reporting any test                     ``infra_error``  0
+the report directory holds anything but plain files
+  of the run's uid within the caps: tampered report    ``unresolved``   0
+sandbox set-up or environment broke; the test tool
+  could not run (exit 126/127, or its own usage/
+  internal-error codes) before reporting any test and
+  the unmodified task (and gold) fail the same way     ``infra_error``  0
+the test tool ended that way with the candidate's
+  code loaded while the unmodified task runs           ``unresolved``   0
 the wall-clock limit ran out                           ``timeout``      0
 the code under test did not compile/build              ``unresolved``   0
 the canary test (always fails) was reported passing:

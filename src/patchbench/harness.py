@@ -7,6 +7,7 @@ results → grade default-fail → Verdict.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -23,14 +24,17 @@ from typing import Any
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
 from .candidate import Candidate
 from .envs import Prepared, default_cache_dir, env_for
-from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
+from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
 from .grading import grade
+from .lifecycle import RunDir, open_run_dir
+from .lifecycle import runs_root as runs_root
 from .repos import prepare_tree
 from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
+from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
 from .verdict import Durations, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
@@ -82,11 +86,6 @@ class Defences:
     exit_codes: bool = True
 
 
-def runs_root() -> Path:
-    """Where run directories are made: ``$PATCHBENCH_RUNS`` or the system temp dir."""
-    return Path(os.environ.get("PATCHBENCH_RUNS") or tempfile.gettempdir())
-
-
 def run(
     task: Task,
     candidate: Candidate,
@@ -133,8 +132,12 @@ def run(
     except SandboxError as e:
         return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
 
-    rundir = Path(tempfile.mkdtemp(prefix=f"patchbench-{_safe(task.id)}-", dir=runs_root()))
-    os.chmod(rundir, 0o755)
+    # A private tmpfs of the disk quota when we are root (see patchbench.lifecycle), removed on every
+    # exit path: here, by the CLI's signal handlers, or by the reaper of the next patchbench.
+    rd = open_run_dir(_safe(task.id))
+    rundir = rd.path
+    if rd.note:
+        notes.append(rd.note)
     ws = rundir / "workspace"
     reports = rundir / "reports"
     try:
@@ -170,7 +173,7 @@ def run(
                     sb,
                     env,
                     baseline,
-                    rundir,
+                    rd,
                     config_policy,
                     notes,
                     durations,
@@ -191,6 +194,11 @@ def run(
             applied = apply_candidate(task, candidate, ws, baseline)
         except PatchError as e:
             return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            why = f"the candidate does not fit the run's disk quota ({e.strerror})"
+            return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=why, sandbox=sb.name))
         blocked = (
             guard_test_config(task, applied, ws, config_policy, baseline) if defences.config_guard else []
         )
@@ -253,11 +261,14 @@ def run(
             for rel, src in env.workspace_mounts:
                 point = ws / rel
                 if sb.mounts:
-                    point.mkdir(parents=True, exist_ok=True)
+                    _real_dir(ws, rel)
                     binds.append(Bind(src, _join(WORKSPACE_DST, rel)))
                 elif not point.exists():
                     point.parent.mkdir(parents=True, exist_ok=True)
                     point.symlink_to(src)  # no mount namespace: a link stands in for the bind
+            # The working directory too is the harness's to provide: a candidate (or an earlier command)
+            # that removed it or put a symlink in its way must not make bwrap's set-up fail (infra).
+            _real_dir(ws, task.test.workdir)
             inv = runner.invoke(command, sb.path(rep_bind))
             argv = inv.argv
             if env.prelude:
@@ -290,27 +301,83 @@ def run(
                 notes.append(f"command {i}: killed for flooding its output")
             if res.timed_out:
                 timed_out = True
+            if rd.full():
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.UNRESOLVED,
+                        exit_codes=tuple(exit_codes),
+                        reason=f"command {i} {_quota_hit(rd)}",
+                        notes=tuple(notes),
+                        durations=durations,
+                        stdout_tail=out_tail,
+                        stderr_tail=err_tail,
+                    )
+                )
+            # The report directory was the run's to write: anything in it but plain, capped files of
+            # the run's own uid (a FIFO, a symlink to /dev/zero or to a root-only file, 300 MB of XML)
+            # is tampering, the candidate's failure; nothing in it is opened before this check.
+            unsafe = scan_tree(rdir, owner=res.uid, test_entries=RUNNER_TEST_ENTRY.get(runner.name))
             problem: str | None = None
-            try:
-                parsed = runner.parse(RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir))
-            except ResultParseError as e:
-                parsed = TestResults(runner=runner.name, complete=False)
-                problem = str(e)
+            if unsafe is None:
+                try:
+                    parsed = runner.parse(
+                        RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir, res.uid)
+                    )
+                except UnsafeFileError as e:
+                    unsafe = str(e)
+                except OSError as e:  # the run's code left the report unreadable: its doing, not ours
+                    unsafe = f"{rdir}: cannot read the report ({e.strerror or e})"
+                except ResultParseError as e:
+                    parsed = TestResults(runner=runner.name, complete=False)
+                    problem = str(e)
+            if unsafe is not None:
+                return finish(
+                    Verdict(
+                        **common,
+                        status=Status.UNRESOLVED,
+                        exit_codes=tuple(exit_codes),
+                        reason=f"the test report was refused unread (command {i}): "
+                        + unsafe.replace(f"{rundir}/", ""),
+                        notes=tuple(notes),
+                        durations=durations,
+                        stdout_tail=out_tail,
+                        stderr_tail=err_tail,
+                    )
+                )
             if (
                 not parsed.tests
                 and parsed.build_error is None
                 and not res.timed_out
                 and (res.exit_code in NOT_RUNNABLE or res.exit_code in runner.infra_exit_codes)
             ):
-                # The test tool itself could not run (not found, usage or internal error) before any
-                # test ran: the task's command or our environment is at fault, not the candidate.
+                # The test tool ended abnormally (not found, usage or internal error) before any test
+                # ran. The candidate's code was loaded, and `os._exit(4)` at import looks just like
+                # this: it is an infrastructure fault only when the unmodified task (and its gold
+                # patch) fail the same way, which the candidate cannot steer (docs/design/grading.md).
                 why = problem or " ".join(err_tail.split())[-300:] or "no output"
+                if _calibrating or _command_broken(task, sb, cache_dir, repos, network):
+                    return finish(
+                        Verdict(
+                            **common,
+                            status=Status.INFRA_ERROR,
+                            exit_codes=tuple(exit_codes),
+                            reason=f"the test command could not run (exit {res.exit_code}): {why}"
+                            + ("" if _calibrating else " (the unmodified task fails the same way)"),
+                            notes=tuple(notes),
+                            durations=durations,
+                            stdout_tail=out_tail,
+                            stderr_tail=err_tail,
+                        )
+                    )
                 return finish(
                     Verdict(
                         **common,
-                        status=Status.INFRA_ERROR,
+                        status=Status.UNRESOLVED,
                         exit_codes=tuple(exit_codes),
-                        reason=f"the test command could not run (exit {res.exit_code}): {why}",
+                        reason=f"the test command ended abnormally (exit {res.exit_code}) before reporting "
+                        f"any test, with the candidate's code loaded; the unmodified task's command runs: "
+                        f"{why}",
                         notes=tuple(notes),
                         durations=durations,
                         stdout_tail=out_tail,
@@ -403,8 +470,7 @@ def run(
     except OSError as e:
         return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=f"I/O error during the run: {e}"))
     finally:
-        if not keep:
-            shutil.rmtree(rundir, ignore_errors=True)
+        rd.close(keep=keep)
 
 
 def _run_script(
@@ -413,7 +479,7 @@ def _run_script(
     sb: Sandbox,
     env: Prepared,
     baseline: Baseline,
-    rundir: Path,
+    rd: RunDir,
     config_policy: ConfigPolicy,
     notes: list[str],
     durations: Durations,
@@ -421,6 +487,7 @@ def _run_script(
 ) -> Verdict:
     """A Harbor-style task: /app, /tests and /logs in the sandbox; the reward file decides."""
     assert task.verifier is not None
+    rundir = rd.path
     spec = task.verifier
     app, tests_dir, logs = rundir / "app", rundir / "tests", rundir / "logs"
     shims = rundir / "shims"
@@ -508,7 +575,7 @@ def _run_script(
         return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
     durations.test_s = time.monotonic() - tt
     out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
-    reward = read_reward(logs / "verifier")
+    reward = read_reward(logs / "verifier", owner=res.uid)
     extra = {
         "exit_codes": (res.exit_code,),
         "notes": tuple(notes),
@@ -517,6 +584,10 @@ def _run_script(
         "stderr_tail": err_tail,
         "pass_ratio": reward.pass_ratio,
     }
+    if reward.unsafe:
+        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=reward.problem or "")
+    if rd.full():
+        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=f"the verifier {_quota_hit(rd)}")
     if res.timed_out:
         return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
     if reward.value is None:
@@ -538,13 +609,15 @@ def _run_script(
     )
 
 
+#: The largest workspace file the harness reads back (a hidden test the canary is planted into).
+WORKSPACE_READ_LIMIT = 16 * 2**20
+
+
 def _read_text(ws: Path, rel: str) -> str | None:
-    path = ws / rel
-    if not path.is_file() or path.is_symlink():
-        return None
+    """A workspace file's text, None unless it is a plain UTF-8 file (no link followed anywhere)."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_untrusted(ws / rel, root=ws, limit=WORKSPACE_READ_LIMIT).decode("utf-8")
+    except (OSError, ResultParseError, UnicodeDecodeError):
         return None
 
 
@@ -605,8 +678,8 @@ def _runs_canary(
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"{key}.json"
     try:
-        return bool(json.loads(path.read_text())["runs_canary"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return bool(json.loads(read_untrusted(path, root=path.parent, limit=1 << 16))["runs_canary"])
+    except (OSError, ResultParseError, ValueError, KeyError, TypeError):
         pass
     usable = False
     runs = False
@@ -623,18 +696,76 @@ def _runs_canary(
             break
     if not usable:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # parallel runs may calibrate at once
-    with os.fdopen(fd, "w") as fh:
-        fh.write(json.dumps({"task": task.id, "runner": runner, "runs_canary": runs}))
-    os.replace(tmp, path)
+    _write_json(path, {"task": task.id, "runner": runner, "runs_canary": runs})
     log.info("canary calibration for %s: %s", task.id, "runs" if runs else "not run by the command")
     return runs
+
+
+def _command_broken(
+    task: Task,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+) -> bool:
+    """Whether this task's test command cannot run whatever the code: the untouched workspace and the
+    gold patch (when there is one) both end in an ``infra_error`` of their own (the tool could not
+    run, or the sandbox or environment failed). False as soon as one of them does not.
+
+    "Runs" is cached by task content (it cannot change); "broken" is not, so a fixed machine is seen.
+    """
+    body = f"{task.model_dump_json()}:command-runs:{CANARY_VERSION}"
+    key = hashlib.sha256(body.encode()).hexdigest()[:32]
+    path = (cache_dir or default_cache_dir()) / "calibration" / f"{key}.json"
+    try:
+        if json.loads(read_untrusted(path, root=path.parent, limit=1 << 16))["command_runs"] is True:
+            return False
+    except (OSError, ResultParseError, ValueError, KeyError, TypeError):
+        pass
+    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
+        if cand is None:
+            continue
+        v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
+        if v.status is not Status.INFRA_ERROR:
+            _write_json(path, {"task": task.id, "command_runs": True})
+            log.info("calibration for %s: the test command runs (%s: %s)", task.id, cand.name, v.status.value)
+            return False
+    return True
+
+
+def _write_json(path: Path, obj: dict[str, Any]) -> None:
+    """Write a small calibration record atomically (parallel runs may calibrate one task at once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps(obj))
+    os.replace(tmp, path)
 
 
 def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:
     path = ":".join([*env.path, BASE_PATH])
     return {"PATH": path, **env.env, **extra}
+
+
+def _quota_hit(rd: RunDir) -> str:
+    size = f"{(rd.quota or 0) / 2**30:g} GiB"
+    return (
+        f"filled the run's {size} disk quota (workspace, reports and logs together): its writes were refused"
+    )
+
+
+def _real_dir(root: Path, rel: str) -> None:
+    """Make ``root/rel`` a directory reached through directories only (symlinks and files in the way
+    are removed): a mount point or working directory that bwrap can always set up."""
+    parts = [p for p in rel.split("/") if p and p != "."]
+    if ".." in parts:
+        return
+    cur = root
+    for part in parts:
+        cur = cur / part
+        if cur.is_symlink() or (cur.exists() and not cur.is_dir()):
+            cur.unlink()
+        cur.mkdir(exist_ok=True)
 
 
 def _join(base: str, rel: str) -> str:

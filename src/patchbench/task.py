@@ -9,6 +9,7 @@ harness runs (``workspace``, ``hidden_tests``, ``test``, ``env``, ``fail_to_pass
 from __future__ import annotations
 
 import base64
+import math
 import posixpath
 import shlex
 from enum import Enum
@@ -32,6 +33,24 @@ def check_relpath(path: str) -> str:
     if norm == "." or norm.startswith("../") or norm == "..":
         raise ValueError(f"path leaves the workspace: {path!r}")
     return norm
+
+
+#: The largest test time limit a task may ask for (24 hours). A larger one is a malformed row, not a
+#: request to run without a limit: ``1e300`` would overflow the kill timer and leave the run unbounded.
+MAX_TIME_LIMIT_S = 86_400.0
+
+
+def check_time_limit(v: float) -> float:
+    """Validate a time limit in seconds: finite, positive, at most :data:`MAX_TIME_LIMIT_S`.
+
+    Raises:
+        ValueError: saying which of the three it is not.
+    """
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"time_limit_s must be a positive, finite number of seconds, got {v!r}")
+    if v > MAX_TIME_LIMIT_S:
+        raise ValueError(f"time_limit_s {v:g} is over the maximum of {MAX_TIME_LIMIT_S:g} s")
+    return v
 
 
 class _Frozen(BaseModel):
@@ -146,9 +165,7 @@ class TestSpec(_Frozen):
     @field_validator("time_limit_s")
     @classmethod
     def _positive(cls, v: float) -> float:
-        if v <= 0:
-            raise ValueError("time_limit_s must be positive")
-        return v
+        return check_time_limit(v)
 
 
 class EnvSpec(_Frozen):
@@ -184,6 +201,11 @@ class VerifierSpec(_Frozen):
     tests_dir: str = "/tests"
     logs_dir: str = "/logs/verifier"
     timeout_s: float | None = None
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _timeout_ok(cls, v: float | None) -> float | None:
+        return None if v is None else check_time_limit(v)
 
 
 class Repository(_Frozen):

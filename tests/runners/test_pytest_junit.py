@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from patchbench.errors import ResultParseError
+from patchbench.errors import ResultParseError, UnsafeFileError
 from patchbench.results import Outcome
 
 # Aliased: pytest would try to collect classes named Test* found in a test module.
@@ -281,9 +281,10 @@ def test_missing_report_raises_result_parse_error(tmp_path: Path) -> None:
 
 
 def test_report_path_that_is_a_directory_raises_result_parse_error(tmp_path: Path) -> None:
+    """A directory where the report should be is refused by the safe reader (an UnsafeFileError)."""
     (tmp_path / REPORT_FILE).mkdir()
     out = RunOutput(stdout="", stderr="", exit_code=1, report_dir=tmp_path)
-    with pytest.raises(ResultParseError, match="cannot read"):
+    with pytest.raises(UnsafeFileError, match="not a regular file"):
         PytestRunner().parse(out)
 
 

@@ -32,5 +32,9 @@ app.add_typer(env_app, name="env")
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: SIGTERM/SIGINT/SIGHUP remove the live runs' directories and cgroups
+    before patchbench dies of the signal (see :mod:`patchbench.lifecycle`)."""
+    from ..lifecycle import install_signal_cleanup
+
+    install_signal_cleanup()
     app()

@@ -39,7 +39,7 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except InfraError as e:
-            err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {_escape(str(e))}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(EXIT_INFRA) from None
         except PatchbenchError as e:
             err.print(f"[bold red]error:[/] {_escape(str(e))}", highlight=False, soft_wrap=True)
@@ -52,6 +52,17 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def escape(text: object) -> str:
+    """``text`` with rich markup escaped: a row id ``[row 3]`` or a test id ``test[param]`` is printed as
+    it is, never eaten as a style tag."""
+    return _escape(str(text))
+
+
+def skipped_row(e: object) -> None:
+    """Report a dataset row that could not be read, its file and row id intact."""
+    err.print(f"[yellow]skipped row:[/] {escape(e)}", highlight=False)
 
 
 def print_json(obj: Any) -> None:

@@ -22,7 +22,7 @@ from ..audit.attacks import CATALOGUE, AttackReport, run_attacks
 from ..errors import InputError
 from ..sandbox import Sandbox, get_sandbox
 from ..task import Task
-from ._common import EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
+from ._common import EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json, skipped_row
 from .tasks import FormatOpt, JsonOpt
 
 #: Optional here (unlike the other commands) so that ``--list-attacks`` needs no dataset.
@@ -236,6 +236,6 @@ def audit(
         if attack_report is not None and attack_paths is not None:
             _print_attacks(attack_report, *attack_paths)
         for e in loaded.errors:
-            err.print(f"[yellow]skipped row:[/] {e}", highlight=False)
+            skipped_row(e)
     ok = report.ok and (attack_report is None or not (attack_report.holes or attack_report.gold_lost))
     raise typer.Exit(EXIT_OK if ok else EXIT_UNRESOLVED)

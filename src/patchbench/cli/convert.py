@@ -9,7 +9,7 @@ import typer
 
 from ..api import load
 from ..formats import FORMATS, write
-from ._common import err, handle_errors, out, print_json
+from ._common import handle_errors, out, print_json, skipped_row
 from .tasks import DatasetArg, FormatOpt, JsonOpt
 
 
@@ -36,4 +36,4 @@ def convert(
         return
     out.print(f"wrote {len(loaded.tasks)} task(s) as {to} to {output}", highlight=False)
     for e in loaded.errors:
-        err.print(f"[yellow]skipped row:[/] {e}", highlight=False)
+        skipped_row(e)

@@ -13,7 +13,7 @@ from rich.table import Table
 from ..api import load, select
 from ..formats import get_format, write
 from ..repair import repair_dataset, write_report
-from ._common import EXIT_INFRA, EXIT_OK, err, handle_errors, out, print_json
+from ._common import EXIT_INFRA, EXIT_OK, err, handle_errors, out, print_json, skipped_row
 from .tasks import DatasetArg, FormatOpt, JsonOpt
 
 
@@ -117,7 +117,7 @@ def repair(
         highlight=False,
     )
     for e in loaded.errors:
-        err.print(f"[yellow]skipped row:[/] {e}", highlight=False)
+        skipped_row(e)
     for tr in report.tasks:
         if tr.infra_error:
             err.print(f"[red]not repaired:[/] {tr.task_id}: {tr.error}", highlight=False)

@@ -19,7 +19,7 @@ from ..sandbox import get_sandbox
 from ..sandbox.process import WARNING
 from ..verdict import Status, Verdict
 from ..workspace import ConfigPolicy
-from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
+from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, escape, handle_errors, out, print_json
 from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt
 
 STATUS_STYLE = {
@@ -139,8 +139,8 @@ def print_table(verdicts: list[Verdict]) -> None:
         env = "" if v.env_cache_hit is None else ("cached" if v.env_cache_hit else "built")
         style = STATUS_STYLE.get(v.status, "")
         table.add_row(
-            v.task_id,
-            v.candidate,
+            escape(v.task_id),
+            escape(v.candidate),
             f"[{style}]{v.status.value}[/]",
             f"{v.reward:g}",
             f2p,
@@ -148,7 +148,7 @@ def print_table(verdicts: list[Verdict]) -> None:
             str(len(v.tests)),
             env,
             f"{v.durations.total_s:.2f}s",
-            v.reason[:160],
+            escape(v.reason[:160]),
         )
     out.print(table)
     counts: dict[str, int] = {}

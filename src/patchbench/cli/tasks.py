@@ -11,7 +11,7 @@ from rich.table import Table
 from ..api import load, select
 from ..runners import choose_runner
 from ..task import Task
-from ._common import err, handle_errors, out, print_json
+from ._common import escape, handle_errors, out, print_json, skipped_row
 
 DatasetArg = Annotated[
     str, typer.Argument(help="Dataset file or directory; 'builtin' for the built-in dataset.")
@@ -66,18 +66,18 @@ def tasks(dataset: DatasetArg = "builtin", format: FormatOpt = None, json: JsonO
         table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(
-            r["id"],
+            escape(r["id"]),
             r["language"],
             str(r["category"] or ""),
             r["protocol"],
             str(r["fail_to_pass"]),
             str(r["pass_to_pass"]),
             "yes" if r["has_gold"] else "no",
-            r["title"],
+            escape(r["title"]),
         )
     out.print(table)
     for e in loaded.errors:
-        err.print(f"[yellow]skipped row:[/] {e}", highlight=False)
+        skipped_row(e)
 
 
 @handle_errors

@@ -27,7 +27,17 @@ from ..report.validation import write_reports
 from ..sandbox import get_sandbox
 from ..validate import apply_report
 from ..validate import validate as run_validation
-from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json
+from ._common import (
+    EXIT_INFRA,
+    EXIT_OK,
+    EXIT_UNRESOLVED,
+    err,
+    escape,
+    handle_errors,
+    out,
+    print_json,
+    skipped_row,
+)
 from .tasks import DatasetArg, FormatOpt, JsonOpt, ReposOpt
 
 
@@ -153,7 +163,12 @@ def validate(
             table.add_column(col, overflow="fold")
         for tr in report.tasks:
             probs = "; ".join(f"{p.kind}: {p.message}" for p in tr.problems) or ""
-            table.add_row(tr.task_id, "[green]ok[/]" if tr.ok else "[red]broken[/]", tr.signal, probs[:300])
+            table.add_row(
+                escape(tr.task_id),
+                "[green]ok[/]" if tr.ok else "[red]broken[/]",
+                tr.signal,
+                escape(probs[:300]),
+            )
         out.print(table)
         out.print(
             f"distribution: {report.distribution}; runs executed {report.runs_executed}, reused "
@@ -161,7 +176,7 @@ def validate(
             highlight=False,
         )
         for e in loaded.errors:
-            err.print(f"[yellow]skipped row:[/] {e}", highlight=False)
+            skipped_row(e)
     if report.ok or allow_failures:
         raise typer.Exit(EXIT_OK)
     only_infra = all(all(p.kind == "infra_error" for p in tr.problems) for tr in report.tasks if not tr.ok)

@@ -13,11 +13,16 @@ import pyarrow.parquet as pq
 from ..errors import DatasetError
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path, errors: list[DatasetError] | None = None) -> list[dict[str, Any]]:
     """Read every row of a ``.parquet`` or ``.jsonl``/``.json`` file as a dict.
 
+    Args:
+        path: the file.
+        errors: when given, a JSONL line that is not a JSON object is appended here as a row error
+            (``[row line N]``) and skipped: the file's good rows are kept.
+
     Raises:
-        DatasetError: the file cannot be read, or a JSONL line is not a JSON object.
+        DatasetError: the file cannot be read, or (without ``errors``) a JSONL line is not a JSON object.
     """
     suffix = path.suffix.lower()
     if suffix == ".parquet":
@@ -47,9 +52,15 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as e:
-                raise DatasetError(f"line {n}: invalid JSON ({e.msg})", source=str(path)) from e
+                if errors is None:
+                    raise DatasetError(f"line {n}: invalid JSON ({e.msg})", source=str(path)) from e
+                errors.append(DatasetError(f"invalid JSON ({e.msg})", source=str(path), row=f"line {n}"))
+                continue
             if not isinstance(obj, dict):
-                raise DatasetError(f"line {n}: a JSON object was expected", source=str(path))
+                if errors is None:
+                    raise DatasetError(f"line {n}: a JSON object was expected", source=str(path))
+                errors.append(DatasetError("a JSON object was expected", source=str(path), row=f"line {n}"))
+                continue
             out.append(obj)
         return out
     raise DatasetError(f"unsupported table file type {suffix!r} (parquet or jsonl)", source=str(path))

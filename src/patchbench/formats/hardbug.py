@@ -134,10 +134,10 @@ def task_from_row(row: dict[str, Any], *, source: str, index: int) -> Task:
             env=EnvSpec(
                 language=language,
                 image=row.get("sandbox_image") or None,
-                system_deps=tuple(row.get("sandbox_system_deps") or ()),
+                system_deps=_list(row, "sandbox_system_deps"),
             ),
-            fail_to_pass=tuple(str(t) for t in row.get("fail_to_pass") or ()),
-            pass_to_pass=tuple(str(t) for t in row.get("pass_to_pass") or ()),
+            fail_to_pass=_list(row, "fail_to_pass"),
+            pass_to_pass=_list(row, "pass_to_pass"),
             gold_patch=row.get("gold_patch") or None,
             metadata=metadata,
             source_format="hardbug",
@@ -218,7 +218,7 @@ class HardBugRowsFormat(Format):
             raise DatasetError("no HardBug row files found (expected data/train-*.parquet)", source=str(path))
         index = 0
         for f in files:
-            for row in read_rows(f):
+            for row in read_rows(f, out.errors):
                 try:
                     out.tasks.append(task_from_row(row, source=str(f), index=index))
                 except DatasetError as e:
@@ -449,6 +449,16 @@ def _read_json(p: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise DatasetError("a JSON object was expected", source=str(p))
     return data
+
+
+def _list(row: dict[str, Any], column: str) -> tuple[str, ...]:
+    """A list column; a string there is a malformed row (never split into its characters)."""
+    value = row.get(column)
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple):
+        raise ValueError(f"{column} must be a list of strings, got {type(value).__name__}")
+    return tuple(str(t) for t in value)
 
 
 def _entries(value: Any, column: str) -> tuple[FileEntry, ...]:

@@ -18,9 +18,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..envs import Prepared, env_for
+from ..errors import UnsafeFileError
 from ..sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from ..sandboxed import script
 from ..task import Task
+from ..untrusted import read_untrusted
 from ..workspace import materialise
 
 __all__ = ["CollectResult", "Collector"]
@@ -153,7 +155,10 @@ class Collector:
         if r.timed_out:
             return CollectResult(ok=False, problem=f"collection timed out after {self.timeout_s:g}s")
         try:
-            data = json.loads((res / "result.json").read_text(encoding="utf-8"))
+            # Written by the sandboxed driver, with the dataset's code loaded: read like a report.
+            data = json.loads(read_untrusted(res / "result.json", root=res, owner=r.uid).decode("utf-8"))
+        except UnsafeFileError as e:
+            return CollectResult(ok=False, problem=f"the collection result was tampered with: {e}")
         except (OSError, ValueError):
             tail = " ".join((r.text("stderr") or r.text("stdout")).split())[-300:]
             return CollectResult(ok=False, problem=f"collection crashed (exit {r.exit_code}): {tail}")

@@ -32,12 +32,15 @@ class RunOutput:
         stderr: standard error (decoded, possibly truncated).
         exit_code: the command's exit code (None when it was killed).
         report_dir: the host directory the runner's report files were written to (outside the workspace).
+        owner: the uid the test command ran as, when known: report files must be its own (read them
+            through :func:`patchbench.untrusted.read_untrusted`).
     """
 
     stdout: str
     stderr: str
     exit_code: int | None
     report_dir: Path
+    owner: int | None = None
 
 
 class Runner:

@@ -78,6 +78,7 @@ from typing import Any, ClassVar
 from ..errors import ResultParseError
 from ..results import Outcome, TestResult, TestResults
 from ..task import TestCommand
+from ..untrusted import read_untrusted_text
 from ._base import Invocation, Runner, RunOutput
 from ._commands import program_words, simple_commands
 
@@ -733,7 +734,9 @@ class CargoTestRunner(Runner):
         """
         stdout = out.stdout
         try:
-            logged = (out.report_dir / LOG_FILE).read_text(encoding="utf-8", errors="replace")
+            logged = read_untrusted_text(
+                out.report_dir / LOG_FILE, root=out.report_dir, owner=out.owner, entries=b'"event": "started"'
+            )
         except OSError:
             logged = ""
         if logged.strip():

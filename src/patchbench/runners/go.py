@@ -63,6 +63,7 @@ from typing import Any, ClassVar
 from ..errors import ResultParseError
 from ..results import SEVERITY, Outcome, TestResult, TestResults
 from ..task import TestCommand
+from ..untrusted import read_untrusted
 from ._base import Invocation, Runner, RunOutput
 from ._commands import program_words
 
@@ -508,8 +509,15 @@ class GoTestRunner(Runner):
         """
         path = out.report_dir / REPORT_FILE
         try:
-            with path.open("rb") as fh:
-                data = fh.read(MAX_REPORT_BYTES + 1)
+            # truncate: one byte past the cap tells the parser below the output was cut.
+            data = read_untrusted(
+                path,
+                root=out.report_dir,
+                limit=MAX_REPORT_BYTES + 1,
+                owner=out.owner,
+                truncate=True,
+                entries=b'"Action":"run"',
+            )
         except FileNotFoundError:
             data = b""
         except OSError as exc:

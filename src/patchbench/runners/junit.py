@@ -58,6 +58,7 @@ from typing import ClassVar
 from ..errors import ResultParseError
 from ..results import SEVERITY, Outcome, TestResult, TestResults
 from ..task import TestCommand
+from ..untrusted import read_untrusted
 from ._base import Invocation, Runner, RunOutput
 
 #: Longest message kept for one test (the ``message`` attribute plus the start of the stack trace).
@@ -164,7 +165,7 @@ def _case_outcome(case: ET.Element) -> tuple[Outcome, str | None, bool]:
 
 def _read_report(path: Path) -> ET.Element:
     try:
-        data = path.read_bytes()
+        data = read_untrusted(path, root=path.parent, entries=b"<testcase")
     except OSError as exc:
         raise ResultParseError(f"{path}: cannot read ({exc.strerror})") from None
     if not data.strip():

@@ -57,6 +57,7 @@ from typing import Any, ClassVar
 from ..errors import ResultParseError
 from ..results import Outcome, TestResult, TestResults
 from ..task import TestCommand
+from ..untrusted import read_untrusted, read_untrusted_text
 from ._base import Invocation, Runner, RunOutput
 from ._commands import program_words
 from .tap import ID_SEPARATOR, MAX_MESSAGE_CHARS, parse_tap
@@ -331,7 +332,7 @@ class NodeTestRunner(Runner):
         """
         path = out.report_dir / REPORT_FILE
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_untrusted_text(path, root=out.report_dir, owner=out.owner, entries=b"ok ")
         except FileNotFoundError:
             text = ""
         except OSError as exc:
@@ -366,9 +367,9 @@ def _js_normalise(test_id: str) -> str:
     return " ".join(_JS_SEPARATOR.split(test_id.strip()))
 
 
-def _load_json_report(path: Path, tool: str) -> Any:
+def _load_json_report(path: Path, tool: str, owner: int | None = None) -> Any:
     try:
-        data = path.read_bytes()
+        data = read_untrusted(path, root=path.parent, owner=owner, entries=b'"title"')
     except FileNotFoundError:
         raise ResultParseError(f"{path}: {tool} wrote no JSON report") from None
     except OSError as exc:
@@ -590,7 +591,7 @@ class JestRunner(_JsonReportRunner):
         return ["--json", f"--outputFile={report}", "--ci", "--watchAll=false"]
 
     def parse(self, out: RunOutput) -> TestResults:
-        data = _load_json_report(out.report_dir / self.report_file, "jest")
+        data = _load_json_report(out.report_dir / self.report_file, "jest", out.owner)
         return parse_jest_json(data, runner=self.name, exit_code=out.exit_code)
 
 
@@ -605,7 +606,7 @@ class VitestRunner(_JsonReportRunner):
         return ["--run", "--reporter=default", "--reporter=json", f"--outputFile.json={report}"]
 
     def parse(self, out: RunOutput) -> TestResults:
-        data = _load_json_report(out.report_dir / self.report_file, "vitest")
+        data = _load_json_report(out.report_dir / self.report_file, "vitest", out.owner)
         return parse_jest_json(data, runner=self.name, exit_code=out.exit_code)
 
 
@@ -633,7 +634,7 @@ class MochaRunner(_JsonReportRunner):
         if not path.exists() and _MOCHA_LOAD_ERROR in out.stderr:
             message = out.stderr[out.stderr.index(_MOCHA_LOAD_ERROR) :].strip()
             return TestResults(runner=self.name, complete=False, build_error=_trim(message))
-        data = _load_json_report(path, "mocha")
+        data = _load_json_report(path, "mocha", out.owner)
         return parse_mocha_json(data, exit_code=out.exit_code)
 
 

@@ -26,6 +26,7 @@ from typing import ClassVar
 from ..errors import ResultParseError
 from ..results import SEVERITY, Outcome, TestResult, TestResults
 from ..task import TestCommand
+from ..untrusted import read_untrusted
 from ._base import Invocation, Runner, RunOutput
 from ._commands import runs_pytest
 
@@ -278,7 +279,7 @@ class PytestRunner(Runner):
         """
         path = out.report_dir / REPORT_FILE
         try:
-            data = path.read_bytes()
+            data = read_untrusted(path, root=out.report_dir, owner=out.owner, entries=b"<testcase")
         except FileNotFoundError:
             raise ResultParseError(
                 f"{path}: pytest wrote no JUnit report (exit code {out.exit_code})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import IO, ClassVar
 
 from ..errors import SandboxError
+from ..lifecycle import track_process_group, untrack_process_group
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class ExecResult:
         stderr: standard error, likewise.
         truncated: some output was dropped.
         duration_s: wall-clock time.
+        uid: the unprivileged uid the command ran as, when the backend dropped to one (files it wrote
+            are owned by it).
     """
 
     exit_code: int | None
@@ -82,6 +86,7 @@ class ExecResult:
     stderr: bytes = b""
     truncated: bool = False
     duration_s: float = 0.0
+    uid: int | None = None
 
     def text(self, stream: str = "stdout") -> str:
         """``stdout`` or ``stderr`` decoded as UTF-8 with replacement."""
@@ -250,6 +255,7 @@ def run_captured(
         )
     except OSError as e:
         raise SandboxError(f"cannot start {argv[0]!r}: {e.strerror or e}") from e
+    track_process_group(proc.pid)  # killed by the CLI's signal cleanup if patchbench is stopped
 
     def stop() -> None:
         if kill is not None:
@@ -274,7 +280,7 @@ def run_captured(
         expired.set()
         stop()
 
-    timer = threading.Timer(limits.timeout_s, on_deadline)
+    timer = threading.Timer(_timer_seconds(limits.timeout_s), on_deadline)
     timer.daemon = True
     timer.start()
     try:
@@ -285,6 +291,7 @@ def run_captured(
     # Children may still hold the pipes open (the direct child exited, its group did not): end them
     # before draining, so a background process cannot keep the run alive or write after it.
     _kill_group(proc.pid)
+    untrack_process_group(proc.pid)
     out.thread.join(timeout=10)
     err.thread.join(timeout=10)
     proc.stdout.close()
@@ -302,6 +309,18 @@ def run_captured(
         truncated=bool(out.dropped or err.dropped),
         duration_s=time.monotonic() - start,
     )
+
+
+#: The longest wall-clock limit the kill timer is set to (7 days): a larger, infinite or NaN limit would
+#: overflow ``threading.Timer`` (``1e300``: OverflowError in the timer thread) and leave the run unbounded.
+MAX_TIMER_S = 7 * 86_400.0
+
+
+def _timer_seconds(timeout_s: float) -> float:
+    """``timeout_s`` as a delay the kill timer can always wait: NaN, infinite or huge values are capped."""
+    if not math.isfinite(timeout_s) or timeout_s > MAX_TIMER_S:
+        return MAX_TIMER_S
+    return max(0.0, timeout_s)
 
 
 def _kill_group(pid: int) -> None:

@@ -30,6 +30,7 @@ import uuid
 from pathlib import Path
 
 from ..errors import SandboxError
+from ..lifecycle import cgroup_name, track_cgroup, untrack_cgroup
 from ._base import ExecRequest, ExecResult, Guarantees, Limits, Sandbox, run_captured
 
 #: Host paths bound read-only into every sandbox when they exist.
@@ -56,12 +57,13 @@ class _Cgroups:
     def create(self, limits: Limits) -> list[Path]:
         """Make one cgroup per controller for a run; returns their paths (possibly none)."""
         made: list[Path] = []
-        tag = f"patchbench-{uuid.uuid4().hex[:12]}"
+        tag = cgroup_name()  # carries our pid and start time: the reaper knows when it is stale
         try:
             if self.memory is not None:
                 d = self.memory / tag
                 d.mkdir()
                 made.append(d)
+                track_cgroup(d)
                 (d / "memory.limit_in_bytes").write_text(str(limits.memory_bytes))
                 sw = d / "memory.memsw.limit_in_bytes"
                 if sw.exists():
@@ -72,6 +74,7 @@ class _Cgroups:
                 d = self.pids / tag
                 d.mkdir()
                 made.append(d)
+                track_cgroup(d)
                 (d / "pids.max").write_text(str(limits.max_processes))
         except OSError as e:
             self.destroy(made)
@@ -84,8 +87,13 @@ class _Cgroups:
             f = d / "memory.failcnt"
             if f.exists():
                 try:
-                    return int(f.read_text().strip() or "0") > 0
-                except (OSError, ValueError):
+                    if int(f.read_text().strip() or "0") > 0:
+                        return True
+                    # An OOM kill does not always count as a failure (tmpfs pages filling the limit):
+                    # the OOM killer's own counter does.
+                    oom = (d / "memory.oom_control").read_text().split()
+                    return int(oom[oom.index("oom_kill") + 1]) > 0 if "oom_kill" in oom else False
+                except (OSError, ValueError, IndexError):
                     return False
         return False
 
@@ -111,11 +119,12 @@ def _try_remove(d: Path) -> bool:
             os.kill(pid, 9)
     try:
         d.rmdir()
-        return True
     except FileNotFoundError:
-        return True
+        pass
     except OSError:
         return False
+    untrack_cgroup(d)
+    return True
 
 
 def _remove_patiently(groups: list[Path]) -> None:
@@ -186,15 +195,26 @@ class BwrapSandbox(Sandbox):
             if b.writable and b.give and self._root and not req.as_root:
                 _chown_tree(b.src, uid)
         status_r, status_w = os.pipe()
+        # bwrap's options (every host path of the binds) go through a memfd read with --args: bwrap's
+        # own argv, which the sandbox sees as /proc/1/cmdline, is then `bwrap --args N -- COMMAND`.
+        args_fd = os.memfd_create("patchbench-bwrap-args", os.MFD_CLOEXEC)
         try:
-            argv = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg)
+            options, command = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg)
+            os.write(args_fd, b"".join(os.fsencode(a) + b"\0" for a in options[1:]))
+            os.lseek(args_fd, 0, os.SEEK_SET)
+            argv = [options[0], "--args", str(args_fd), "--", *command]
             if groups:
                 enter = "; ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
                 argv = ["/bin/sh", "-c", f'{enter} && exec "$@"', "sh", *argv]
             result = run_captured(
-                argv, limits=limits, env={"PATH": "/usr/bin:/bin"}, stdin=req.stdin, pass_fds=(status_w,)
+                argv,
+                limits=limits,
+                env={"PATH": "/usr/bin:/bin"},
+                stdin=req.stdin,
+                pass_fds=(status_w, args_fd),
             )
         finally:
+            os.close(args_fd)
             os.close(status_w)
             status = _read_all(status_r)
             memory_hit = _Cgroups.memory_hit(groups)
@@ -205,20 +225,35 @@ class BwrapSandbox(Sandbox):
             msg = " ".join(result.text("stderr").split())[:400] or f"exit code {result.exit_code}"
             raise SandboxError(f"bubblewrap could not start the sandbox: {msg}")
         exit_code = result.exit_code
+        reported = False
         for line in status.splitlines():
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(obj, dict) and "exit-code" in obj and exit_code is not None:
-                exit_code = int(obj["exit-code"])
-        if memory_hit:
-            return ExecResult(**{**result.__dict__, "exit_code": exit_code, "memory_exceeded": True})
-        if exit_code != result.exit_code:
-            return ExecResult(**{**result.__dict__, "exit_code": exit_code})
-        return result
+            if isinstance(obj, dict) and "exit-code" in obj:
+                reported = True
+                if exit_code is not None:
+                    exit_code = int(obj["exit-code"])
+        if (
+            not reported
+            and result.exit_code == 1
+            and not (result.timed_out or result.output_flood or memory_hit)
+        ):
+            # bwrap started its child but exited 1 without the command's exit code: it died setting up
+            # the sandbox (a bind, /proc, chdir) before it could exec prlimit. The harness makes every
+            # mount point and the working directory itself, so the candidate cannot cause this.
+            msg = " ".join(result.text("stderr").split())[:400]
+            raise SandboxError(f"bubblewrap could not set up the sandbox: {msg or 'exit code 1'}")
+        dropped = uid if (self._root and not req.as_root) else None
+        return ExecResult(
+            **{**result.__dict__, "exit_code": exit_code, "memory_exceeded": memory_hit, "uid": dropped}
+        )
 
-    def _argv(self, req: ExecRequest, uid: int, status_fd: int, *, mem_cg: bool, pids_cg: bool) -> list[str]:
+    def _argv(
+        self, req: ExecRequest, uid: int, status_fd: int, *, mem_cg: bool, pids_cg: bool
+    ) -> tuple[list[str], list[str]]:
+        """(bwrap and its options, the command after ``--``)."""
         assert self._bwrap and self._prlimit and self._setpriv
         limits = req.limits
         a: list[str] = [self._bwrap]
@@ -252,7 +287,7 @@ class BwrapSandbox(Sandbox):
         env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", **req.env}
         for k, v in env.items():
             a += ["--setenv", k, v]
-        a += ["--", self._prlimit, "--core=0", f"--fsize={limits.file_size_bytes}"]
+        options, a = a, [self._prlimit, "--core=0", f"--fsize={limits.file_size_bytes}"]
         if not mem_cg:
             a += [f"--as={limits.memory_bytes}"]
         if not pids_cg:
@@ -269,7 +304,7 @@ class BwrapSandbox(Sandbox):
                 "--",
             ]
         a += list(req.argv)
-        return a
+        return options, a
 
 
 def _parents(dst: str) -> list[str]:
@@ -286,14 +321,15 @@ def _chown_tree(root: Path, uid: int) -> None:
     """
     os.chown(root, uid, uid, follow_symlinks=False)
     for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames:
-            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
-        for name in filenames:
+        for name in (*dirnames, *filenames):
             p = os.path.join(dirpath, name)
-            st = os.lstat(p)
-            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                continue
-            os.chown(p, uid, uid, follow_symlinks=False)
+            # What an earlier command left (a path too deep to name, an entry gone) stays as it is: the
+            # run just cannot write there, and it is not a fault of the sandbox.
+            with contextlib.suppress(OSError):
+                st = os.lstat(p)
+                if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                    continue
+                os.chown(p, uid, uid, follow_symlinks=False)
 
 
 def _read_all(fd: int) -> str:

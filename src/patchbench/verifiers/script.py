@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..envs import Prepared
+from ..errors import UnsafeFileError
 from ..formats.harbor import logical_lines
 from ..sandbox import Bind, ExecRequest, ExecResult, Limits, Sandbox
 from ..task import Task
+from ..untrusted import read_untrusted_text
 
 #: Dockerfile instructions that have no effect on a native run (documentation or build-time only).
 _IGNORED = {"FROM", "LABEL", "MAINTAINER", "EXPOSE", "CMD", "ENTRYPOINT", "SHELL", "STOPSIGNAL", "ONBUILD"}
@@ -143,30 +145,54 @@ def verify_time_downloads(script: str) -> list[str]:
     return [f"tests/test.sh {why}" for pattern, why in _DOWNLOADS if pattern.search(script)]
 
 
+#: The largest reward or pass-ratio file read (a number, or a small JSON object of numbers).
+REWARD_LIMIT = 1 << 20
+
+
 @dataclass
 class Reward:
-    """What the verifier left in /logs/verifier."""
+    """What the verifier left in /logs/verifier.
+
+    ``unsafe`` is set when a reward file is a symlink, a FIFO, not the run's or oversized (see
+    :mod:`patchbench.untrusted`): the run's code tampered with it, and ``problem`` says how.
+    """
 
     value: float | None
     pass_ratio: float | None
     problem: str | None
+    unsafe: bool = False
 
 
-def read_reward(logs: Path) -> Reward:
-    """Read reward.txt or reward.json (and pass_ratio.txt) from the verifier's log directory."""
-    ratio = (
-        _number((logs / PASS_RATIO).read_text(errors="replace")) if (logs / PASS_RATIO).is_file() else None
-    )
-    txt, js = logs / REWARD_TXT, logs / REWARD_JSON
-    if txt.is_file():
-        raw = txt.read_text(errors="replace")
+def read_reward(logs: Path, owner: int | None = None) -> Reward:
+    """Read reward.txt or reward.json (and pass_ratio.txt) from the verifier's log directory.
+
+    Every file is read through :func:`patchbench.untrusted.read_untrusted` (``owner``: the run's uid).
+    """
+    try:
+        return _read_reward(logs, owner)
+    except UnsafeFileError as e:
+        return Reward(None, None, f"the reward files were tampered with: {e}", unsafe=True)
+
+
+def _read_reward(logs: Path, owner: int | None) -> Reward:
+    def read(path: Path) -> str | None:
+        try:
+            return read_untrusted_text(path, root=logs, limit=REWARD_LIMIT, owner=owner)
+        except FileNotFoundError:
+            return None
+
+    ratio_text = read(logs / PASS_RATIO)
+    ratio = _number(ratio_text) if ratio_text is not None else None
+    raw = read(logs / REWARD_TXT)
+    if raw is not None:
         value = _number(raw)
         if value is None:
             return Reward(None, ratio, f"reward.txt is not a single number: {raw.strip()[:80]!r}")
         return Reward(value, ratio, None)
-    if js.is_file():
+    js = read(logs / REWARD_JSON)
+    if js is not None:
         try:
-            data = json.loads(js.read_text(errors="replace"))
+            data = json.loads(js)
         except json.JSONDecodeError as e:
             return Reward(None, ratio, f"reward.json is not valid JSON ({e.msg})")
         if isinstance(data, bool):
