@@ -290,13 +290,28 @@ def test_data_dir_shards(tmp_path: Path) -> None:
 
 
 def test_jsonl_layout_and_swe_bench_style_lists(tmp_path: Path) -> None:
-    gold = {**SEED_GOLD_ROW, "fail_to_pass": json.dumps(["t::a", "t::b"]), "pass_to_pass": "t::c"}
+    gold = {
+        **SEED_GOLD_ROW,
+        "fail_to_pass": json.dumps(["t::a", "t::b"]),
+        "pass_to_pass": json.dumps(["t::c"]),
+    }
     (tmp_path / "tasks.jsonl").write_text(json.dumps(SEED_TASK_ROW) + "\n\n", encoding="utf-8")
     (tmp_path / "gold.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
     assert FMT.detect(tmp_path) and FMT.detect(tmp_path / "tasks.jsonl")
     (task,) = FMT.read(tmp_path).tasks
     assert task.fail_to_pass == ("t::a", "t::b")
     assert task.pass_to_pass == ("t::c",)
+
+
+def test_a_test_id_list_given_as_a_plain_string_is_a_bad_row_never_guessed(tmp_path: Path) -> None:
+    """A plain string F2P was read as a one-item list; a list field given as a string is now the row's
+    bad_task (issue 13), while a JSON-encoded list (SWE-bench's encoding) is still decoded."""
+    gold = {**SEED_GOLD_ROW, "pass_to_pass": "t::c"}
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(SEED_TASK_ROW) + "\n", encoding="utf-8")
+    (tmp_path / "gold.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    loaded = FMT.read(tmp_path)
+    assert list(loaded.tasks) == []
+    assert len(loaded.errors) == 1 and "pass_to_pass is a string" in str(loaded.errors[0])
 
 
 def test_time_limit_column_is_used(tmp_path: Path) -> None:

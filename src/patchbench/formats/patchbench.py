@@ -549,9 +549,9 @@ def _task_from_rows(row: dict[str, Any], tasks_file: str, gold: tuple[dict[str, 
             elif key != "id":
                 gold_extra[key] = value
 
-    def gold_list(key: str) -> tuple[str, ...]:
+    def gold_list(key: str, one_string: bool = False) -> tuple[str, ...]:
         value, source = gold_values.get(key, (None, tasks_file))
-        return _str_list(value, key, lambda m: bad(m, source))
+        return _str_list(value, key, lambda m: bad(m, source), one_string=one_string)
 
     known = set(TASKS_COLUMNS) | _GOLD_ONLY
     metadata: dict[str, Any] = {k: row[k] for k in _METADATA_COLUMNS if row.get(k) is not None}
@@ -641,7 +641,7 @@ def _task_from_rows(row: dict[str, Any], tasks_file: str, gold: tuple[dict[str, 
                 image=extras.env_image,
                 system_deps=extras.env_system_deps,
                 python_requirements=extras.env_python_requirements,
-                setup_cmds=gold_list("env_setup_cmds"),
+                setup_cmds=gold_list("env_setup_cmds", one_string=True),
             ),
             fail_to_pass=gold_list("fail_to_pass"),
             pass_to_pass=gold_list("pass_to_pass"),
@@ -671,8 +671,9 @@ def _json_object_value(value: Any, name: str, bad: _Bad) -> dict[str, Any]:
     return obj
 
 
-def _str_list(value: Any, name: str, bad: _Bad) -> tuple[str, ...]:
-    """A list-of-strings field; a JSON-encoded list string is decoded, a plain string is one item."""
+def _str_list(value: Any, name: str, bad: _Bad, *, one_string: bool = True) -> tuple[str, ...]:
+    """A list-of-strings field; a JSON-encoded list string is decoded (SWE-bench's encoding). A plain string
+    is one item where ``one_string`` (a command), else the row is bad: a test-id list is never guessed at."""
     if value is None:
         return ()
     if isinstance(value, str):
@@ -684,6 +685,8 @@ def _str_list(value: Any, name: str, bad: _Bad) -> tuple[str, ...]:
             if isinstance(decoded, list):
                 value = decoded
         if isinstance(value, str):
+            if not one_string:
+                raise bad(f"{name} is a string, not a list of test ids (nor a JSON-encoded list)")
             return (value,)
     if not isinstance(value, list | tuple):
         raise bad(f"{name} is not a list of strings")
