@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..envs import Prepared
-from ..formats.harbor import logical_lines
+from ..formats._dockerfile import logical_lines
 from ..sandbox import Bind, ExecRequest, ExecResult, Limits, Sandbox
 from ..task import Task
 
