@@ -24,6 +24,7 @@ from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
 from .candidate import Candidate
 from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
+from .formats._dockerfile import layable
 from .grading import grade
 from .repos import prepare_tree
 from .results import TestResult, TestResults
@@ -32,14 +33,8 @@ from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
 from .verdict import Durations, Status, Verdict
-from .verifiers.script import (
-    dockerfile_text,
-    plan_dockerfile,
-    read_reward,
-    replay_app_steps,
-    verify_time_downloads,
-    write_shims,
-)
+from .verifiers.image import prepare_image
+from .verifiers.script import read_reward, verify_time_downloads, write_shims
 from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
 
 log = logging.getLogger("patchbench.harness")
@@ -171,6 +166,7 @@ def run(
                     env,
                     baseline,
                     rundir,
+                    cache_dir or default_cache_dir(),
                     config_policy,
                     notes,
                     durations,
@@ -414,39 +410,35 @@ def _run_script(
     env: Prepared,
     baseline: Baseline,
     rundir: Path,
+    cache_dir: Path,
     config_policy: ConfigPolicy,
     notes: list[str],
     durations: Durations,
     common: dict[str, Any],
 ) -> Verdict:
-    """A Harbor-style task: /app, /tests and /logs in the sandbox; the reward file decides."""
+    """A Harbor-style task: the image's directories, /tests and /logs in the sandbox; the reward decides."""
     assert task.verifier is not None
     spec = task.verifier
-    app, tests_dir, logs = rundir / "app", rundir / "tests", rundir / "logs"
+    tests_dir, logs = rundir / "tests", rundir / "logs"
     shims = rundir / "shims"
     tw = time.monotonic()
-    docker = plan_dockerfile(dockerfile_text(task), spec.app_dir)
-    notes.extend(f"Dockerfile instruction not honoured natively: {u}" for u in docker.unsupported)
     script_file = next((f for f in task.hidden_tests if f.path == posixpath.basename(spec.script)), None)
     if script_file is not None:
         notes.extend(verify_time_downloads(script_file.data().decode("utf-8", errors="replace")))
-    baseline.materialise(app)
-    replay = replay_app_steps(sb, docker.app_steps, app, env, spec.app_dir)
-    if replay is not None and replay.exit_code != 0:
-        why = " ".join(replay.text("stderr").split())[-300:]
-        return Verdict(
-            **common,
-            status=Status.INFRA_ERROR,
-            notes=tuple(notes),
-            durations=durations,
-            reason=f"replaying the Dockerfile's RUN steps on {spec.app_dir} failed: {why}",
-        )
-    # The candidate applies to what the image holds: the COPYed files plus what RUN made of them.
-    image = Baseline(tree=app) if docker.app_steps else baseline
-    if docker.app_steps:
-        snapshot = rundir / "image"
-        shutil.copytree(app, snapshot, symlinks=True)
-        image = Baseline(tree=snapshot)
+    logs_root = posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs"
+    reserved = {p.strip("/").split("/", 1)[0] for p in (spec.tests_dir, logs_root)}
+    try:
+        # The filesystem the Dockerfile builds (every path it names), cached per task content; each run
+        # gets its own writable copy, and the candidate applies to the workspace directory in it.
+        built = prepare_image(task, spec.app_dir, sb, env, cache_dir, reserved=sorted(reserved))
+        laid = built.lay_out(rundir / "image")
+    except EnvError as e:
+        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
+    notes.extend(f"Dockerfile: {n}" for n in built.notes)
+    notes.extend(f"Dockerfile not honoured natively: {g}" for g in built.gaps)
+    app_rel = spec.app_dir.strip("/")
+    app = laid.root / app_rel
+    image = Baseline(tree=built.tree / app_rel)
     try:
         applied = apply_candidate(task, candidate, app, image)
     except PatchError as e:
@@ -481,14 +473,20 @@ def _run_script(
     write_shims(shims)
     durations.workspace_s = time.monotonic() - tw
     binds = [
-        Bind(app, spec.app_dir, writable=True),
+        *laid.binds,
         Bind(tests_dir, spec.tests_dir, writable=True, give=False),
-        Bind(logs, posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs", writable=True),
+        Bind(logs, logs_root, writable=True),
         Bind(shims, SHIMS_DST),
         *(Bind(p, str(p)) for p in env.ro_paths),
     ]
-    path = ":".join([SHIMS_DST, *env.path, BASE_PATH])
-    variables = {**docker.env, "PATH": path, **env.env}
+    path = ":".join([SHIMS_DST, *env.path, *laid.path, BASE_PATH])
+    variables = {**built.env, "PATH": path, **env.env}
+    # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
+    workdir = built.workdir if built.workdir != "/" else spec.app_dir
+    if not (layable(workdir) and workdir.strip("/").split("/", 1)[0] in built.roots) and not os.path.isdir(
+        workdir
+    ):
+        workdir = spec.app_dir
     timeout = spec.timeout_s or task.test.time_limit_s
     tt = time.monotonic()
     argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
@@ -498,7 +496,7 @@ def _run_script(
         res = sb.exec(
             ExecRequest(
                 argv=argv,
-                cwd=docker.workdir,
+                cwd=workdir,
                 binds=binds,
                 env=variables,
                 limits=Limits(timeout_s=timeout),
@@ -519,6 +517,18 @@ def _run_script(
     }
     if res.timed_out:
         return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
+    if built.gaps and (reward.value is None or reward.value < 1.0):
+        # The image could not be rebuilt whole: the missing files may be why the verifier failed, so
+        # the failure is not the candidate's (and a failure is never a pass).
+        outcome = reward.problem or f"reward {reward.value:g}"
+        return Verdict(
+            **common,
+            **extra,
+            status=Status.INFRA_ERROR,
+            reason=f"the task's image could not be rebuilt natively ({built.gaps[0]}"
+            f"{f' and {len(built.gaps) - 1} more' if len(built.gaps) > 1 else ''}); "
+            f"the verifier's {outcome} cannot be blamed on the candidate",
+        )
     if reward.value is None:
         return Verdict(
             **common,
