@@ -440,7 +440,7 @@ def _run_script(
     app = laid.root / app_rel
     image = Baseline(tree=built.tree / app_rel)
     try:
-        applied = apply_candidate(task, candidate, app, image)
+        applied = apply_candidate(task, candidate, app, image, own_links=built.links(spec.app_dir))
     except PatchError as e:
         return Verdict(**common, status=Status.PATCH_FAILED, reason=str(e), notes=tuple(notes))
     guard_task = task.model_copy(update={"hidden_tests": ()})  # the tests live in /tests, not in /app

@@ -245,7 +245,8 @@ def test_read_then_write_is_byte_identical(tmp_path: Path) -> None:
             {"x/solution.py", "x/b.py"},
             [],
         ),
-        ("FROM python:3.11\nWORKDIR /srv\nCOPY solution.py .\n", set(), []),
+        # The workspace is the final WORKDIR (not only /app): here /srv.
+        ("FROM python:3.11\nWORKDIR /srv\nCOPY solution.py .\n", {"solution.py"}, []),
         ("FROM python:3.11\nCOPY solution.py /opt/solution.py\n", set(), []),
         (
             "FROM python:3.11 AS build\nFROM python:3.11\nCOPY --from=build /x /app/x\n"

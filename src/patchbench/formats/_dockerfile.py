@@ -14,7 +14,8 @@
   ``:`` (a no-op that keeps ``&&`` chains intact): installs (``apt-get``, ``pip``, ``npm``..., whose
   packages go to ``system_deps``/``python_requirements`` for the cached setup phase), package-cache
   cleanups, user management (the native run has one unprivileged uid), downloads (named in ``gaps``),
-  and ``ln -s`` into system directories (kept in ``system_links``);
+  ``ln -s`` into system directories (kept in ``system_links``) and ``ln -s`` making a top-level name
+  (kept in ``top_links``);
 * every instruction that cannot be honoured natively is named: in ``gaps`` when the image's files would
   differ (a build-time download, an unknown instruction), in ``notes`` when they would not (``USER``,
   ``chown``, an install the setup phase does not serve).
@@ -128,6 +129,7 @@ class ImageSpec:
         layers: the build in order: one :class:`Copy` per ``COPY``/``ADD``, one :class:`RunStep` per
             replayed ``RUN`` (a later ``COPY`` overwrites what an earlier ``RUN`` made, and the reverse).
         system_links: ``(target, link)`` pairs of ``ln -s`` into system directories.
+        top_links: ``(target, link)`` pairs of ``ln -s`` that make a top-level name (``/project``).
         system_deps: packages of ``apt-get install``.
         python_requirements: packages of ``pip install`` (paths and options left out).
         unresolved: ``COPY``/``ADD`` lines that could not be resolved, verbatim.
@@ -143,6 +145,7 @@ class ImageSpec:
     runs: list[RunStep] = field(default_factory=list)
     layers: list[Copy | RunStep] = field(default_factory=list)
     system_links: list[tuple[str, str]] = field(default_factory=list)
+    top_links: list[tuple[str, str]] = field(default_factory=list)
     system_deps: list[str] = field(default_factory=list)
     python_requirements: list[str] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
@@ -195,7 +198,8 @@ def parse(text: str, context: Mapping[str, tuple[bytes, bool]]) -> ImageSpec:
             spec.image = words[0] if words else None
             # A new stage: only the final stage's files, steps and variables reach the image.
             workdir, env = "/", {}
-            spec.files, spec.dirs, spec.runs, spec.layers, spec.system_links = {}, [], [], [], []
+            spec.files, spec.dirs, spec.runs, spec.layers = {}, [], [], []
+            spec.system_links, spec.top_links = [], []
             spec.unresolved, spec.gaps = [], []
         elif keyword == "ARG":
             for word in _words(rest):
@@ -344,15 +348,18 @@ def _rewrite_step(step: str, brief: str, spec: ImageSpec) -> str:
     if _DOWNLOAD.match(body):
         spec.gaps.append(f"RUN {body[:160]} (a download at build time; the native build is offline)")
         return prefix + ":"
-    link = _system_link(body)
-    if link is not None:
+    link = _symlink(body)
+    if link is not None and not layable(link[1]):
         spec.system_links.append(link)
+        return prefix + ":"
+    if link is not None and link[1].count("/") == 1:
+        spec.top_links.append(link)  # ``ln -s /workspace /project``: the run binds the target twice
         return prefix + ":"
     return step
 
 
-def _system_link(step: str) -> tuple[str, str] | None:
-    """``(target, link)`` of an ``ln -s`` whose link lands in a system directory."""
+def _symlink(step: str) -> tuple[str, str] | None:
+    """``(target, link)`` of an ``ln -s`` with an absolute link path, normalised."""
     try:
         words = shlex.split(step)
     except ValueError:
@@ -364,7 +371,7 @@ def _system_link(step: str) -> tuple[str, str] | None:
     if not any("s" in f.lstrip("-") or f == "--symbolic" for f in flags) or len(paths) != 2:
         return None
     target, link = paths
-    if not link.startswith("/") or layable(link):
+    if not link.startswith("/"):
         return None
     if link.endswith("/"):
         link = posixpath.join(link, posixpath.basename(target))
@@ -428,8 +435,15 @@ def _apply_copy(
     *sources, dest = paths
     if keyword == "ADD" and any("://" in s or s.lower().endswith(_ARCHIVE_SUFFIXES) for s in sources):
         return False  # ADD downloads URLs and unpacks local archives
-    into_dir = dest.endswith("/") or len(sources) > 1
     dest_abs = posixpath.normpath(posixpath.join(workdir, dest))
+    # Into a directory: a trailing slash, several sources, or a directory the image already has.
+    into_dir = (
+        dest.endswith("/")
+        or dest in (".", "..")
+        or len(sources) > 1
+        or dest_abs in spec.dirs
+        or any(f.startswith(dest_abs.rstrip("/") + "/") for f in spec.files)
+    )
 
     mapped: dict[str, str] = {}  # context path -> absolute destination
     for src in sources:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from ..envs import Prepared
 from ..errors import EnvError, SandboxError
-from ..formats._dockerfile import SYSTEM_ROOTS, Copy, ImageSpec, RunStep, layable
+from ..formats._dockerfile import SYSTEM_ROOTS, Copy, ImageSpec, RunStep, layable, split_steps
 from ..formats._dockerfile import parse as parse_dockerfile
 from ..repos import copy_tree
 from ..sandbox import Bind, ExecRequest, Limits, Sandbox
@@ -86,7 +86,7 @@ class Image:
         key: the content hash naming it in the cache.
         tree: the cached tree (read it, never write it).
         roots: the top-level directory names laid out.
-        aliases: ``{top-level name: target top-level name}`` for top-level symbolic links.
+        aliases: ``{top-level name: absolute target}`` for top-level symbolic links (bound twice).
         bin_links: ``{name: target}`` links served from the image's ``bin`` directory.
         workdir: the final ``WORKDIR`` (``/`` when none).
         env: the final ``ENV`` variables.
@@ -123,6 +123,21 @@ class Image:
                 dirs.append(d)
         return tuple(dirs)
 
+    def links(self, app_dir: str) -> dict[str, str]:
+        """The image's symlinks inside the workspace directory: ``{relative path: target}``.
+
+        They come from the task's own Dockerfile (``ln -s /data /workspace/data``), so they may point out
+        of the workspace; a candidate's patch may keep them, never add or retarget one.
+        """
+        root = self.tree / app_dir.strip("/")
+        out: dict[str, str] = {}
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                p = os.path.join(dirpath, name)
+                if os.path.islink(p):
+                    out[os.path.relpath(p, root).replace(os.sep, "/")] = os.readlink(p)
+        return out
+
     def lay_out(self, dest: Path) -> LaidOut:
         """Copy the image into ``dest`` for one run; the binds expose it at its places.
 
@@ -139,7 +154,7 @@ class Image:
                 os.chmod(root / top, 0o1777)
             binds.append(Bind(root / top, "/" + top, writable=True))
         for top, target in self.aliases.items():
-            binds.append(Bind(root / target, "/" + top, writable=True))
+            binds.append(Bind(root / target.lstrip("/"), "/" + top, writable=True))
         bin_dir = dest / "image-bin"
         bin_dir.mkdir()
         if self.bin_dir.is_dir():
@@ -317,6 +332,7 @@ def _build(
     scanned = {t for t in scanned if t not in SYSTEM_ROOTS and t not in reserved and t != "tmp"}
     for top in sorted(scanned):
         (b.tree / top).mkdir(exist_ok=True)
+    b.named.update(t for t in _made_dirs(spec.runs) if t in scanned)  # `mkdir -p /solution` keeps it
     pending: list[RunStep] = []
     for layer in spec.layers:
         if isinstance(layer, RunStep):
@@ -339,15 +355,11 @@ def _build(
             b.gaps.append(f"ln -s {target} {link}: a link in a system directory, not laid out natively")
     roots: list[str] = []
     aliases: dict[str, str] = {}
+    links = list(spec.top_links)
     for entry in sorted(b.tree.iterdir(), key=lambda p: p.name):
         top = entry.name
         if entry.is_symlink():
-            target = os.readlink(entry)
-            target_top = posixpath.normpath(target).strip("/").split("/", 1)[0]
-            if target.startswith("/") and (b.tree / target_top).is_dir() and "/" not in target.strip("/"):
-                aliases[top] = target_top
-            else:
-                b.gaps.append(f"/{top} -> {target}: a top-level link that is not laid out natively")
+            links.append((os.readlink(entry), "/" + top))
             entry.unlink()
         elif entry.is_dir():
             if top in b.named or any(entry.iterdir()):
@@ -357,6 +369,15 @@ def _build(
         else:
             b.gaps.append(f"/{top}: a top-level file, not laid out natively")
             entry.unlink()
+    for target, link in links:
+        # A top-level link is laid out as a second bind of its target, which the image must hold.
+        norm = posixpath.normpath(target)
+        inside = b.tree / norm.lstrip("/")
+        top = norm.strip("/").split("/", 1)[0]
+        if target.startswith("/") and top in roots and inside.is_dir() and not inside.is_symlink():
+            aliases[link.strip("/")] = norm
+            continue
+        b.gaps.append(f"ln -s {target} {link}: a top-level link to what the image does not hold")
     _chown_root(b.tree)
     return {
         "roots": roots,
@@ -418,6 +439,20 @@ def _replay(runs: list[RunStep], b: _Builder, sandbox: Sandbox, env: Prepared) -
             tail = " ".join(log.split())[-_TAIL:]
             b.gaps.append(f"{run.line}: failed natively (exit {rc}){': ' + tail if tail else ''}")
     shutil.rmtree(status, ignore_errors=True)
+
+
+def _made_dirs(runs: Iterable[RunStep]) -> set[str]:
+    """Top-level names of the directories ``mkdir`` steps create (kept even when left empty)."""
+    tops: set[str] = set()
+    for run in runs:
+        for step, _sep in split_steps(run.script):
+            try:
+                words = shlex.split(step)
+            except ValueError:
+                continue
+            if words and words[0] == "mkdir":
+                tops.update(w.strip("/").split("/", 1)[0] for w in words[1:] if w.startswith("/"))
+    return tops
 
 
 def _mkdirs(tree: Path, dest: Path) -> bool:
