@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
-from .candidate import Candidate
+from .candidate import Candidate, CandidateKind
 from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError
 from .formats._dockerfile import layable
@@ -33,9 +33,17 @@ from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
 from .verdict import Durations, Status, Verdict
-from .verifiers.image import prepare_image
+from .verifiers.image import LaidOut, prepare_image
 from .verifiers.script import read_reward, verify_time_downloads, write_shims
-from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
+from .workspace import (
+    Applied,
+    Baseline,
+    ConfigPolicy,
+    apply_candidate,
+    guard_test_config,
+    inject_tests,
+    materialise,
+)
 
 log = logging.getLogger("patchbench.harness")
 
@@ -439,10 +447,23 @@ def _run_script(
     app_rel = spec.app_dir.strip("/")
     app = laid.root / app_rel
     image = Baseline(tree=built.tree / app_rel)
+    write_shims(shims)
+    path = ":".join([SHIMS_DST, *env.path, *laid.path, BASE_PATH])
+    variables = {**built.env, "PATH": path, **env.env}
+    # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
+    workdir = built.workdir if built.workdir != "/" else spec.app_dir
+    top = workdir.strip("/").split("/", 1)[0]
+    if not (layable(workdir) and top in built.roots) and not os.path.isdir(workdir):
+        workdir = spec.app_dir
     try:
-        applied = apply_candidate(task, candidate, app, image, own_links=built.links(spec.app_dir))
+        if candidate.kind is CandidateKind.SOLUTION:
+            applied = _run_solution(task, sb, env, laid, built.roots, workdir, variables, shims, notes)
+        else:
+            applied = apply_candidate(task, candidate, app, image, own_links=built.links(spec.app_dir))
     except PatchError as e:
         return Verdict(**common, status=Status.PATCH_FAILED, reason=str(e), notes=tuple(notes))
+    except SandboxError as e:
+        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
     guard_task = task.model_copy(update={"hidden_tests": ()})  # the tests live in /tests, not in /app
     blocked = guard_test_config(guard_task, applied, app, config_policy, image)
     common = {
@@ -470,7 +491,6 @@ def _run_script(
             p = os.path.join(dirpath, f)
             os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
     (logs / "verifier").mkdir(parents=True)
-    write_shims(shims)
     durations.workspace_s = time.monotonic() - tw
     binds = [
         *laid.binds,
@@ -479,14 +499,6 @@ def _run_script(
         Bind(shims, SHIMS_DST),
         *(Bind(p, str(p)) for p in env.ro_paths),
     ]
-    path = ":".join([SHIMS_DST, *env.path, *laid.path, BASE_PATH])
-    variables = {**built.env, "PATH": path, **env.env}
-    # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
-    workdir = built.workdir if built.workdir != "/" else spec.app_dir
-    if not (layable(workdir) and workdir.strip("/").split("/", 1)[0] in built.roots) and not os.path.isdir(
-        workdir
-    ):
-        workdir = spec.app_dir
     timeout = spec.timeout_s or task.test.time_limit_s
     tt = time.monotonic()
     argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
@@ -546,6 +558,55 @@ def _run_script(
         reward=value,
         reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
     )
+
+
+#: Where Harbor's oracle uploads a task's ``solution/`` directory, and runs ``solve.sh`` from.
+SOLUTION_DST = "/solution"
+
+
+def _run_solution(
+    task: Task,
+    sb: Sandbox,
+    env: Prepared,
+    laid: LaidOut,
+    roots: Sequence[str],
+    workdir: str,
+    variables: dict[str, str],
+    shims: Path,
+    notes: list[str],
+) -> Applied:
+    """Run the task's ``solution/solve.sh`` in its image, as Harbor's oracle agent does: ``solution/`` is
+    uploaded to /solution (merged into the image's own /solution, when it has one), then
+    ``bash /solution/solve.sh`` runs from WORKDIR, offline and unprivileged, before the tests are there.
+
+    Raises:
+        PatchError: the task ships no ``solution/solve.sh``.
+        SandboxError: the sandbox failed.
+    """
+    files = [f for f in task.extra_files if f.path.startswith("solution/")]
+    if not any(f.path == "solution/solve.sh" for f in files):
+        raise PatchError(f"task {task.id} has no solution/solve.sh")
+    top = SOLUTION_DST.strip("/")
+    upload = laid.root / top if top in roots else laid.root.parent / "solution-upload"
+    binds = list(laid.binds)
+    if top not in roots:
+        binds.append(Bind(upload, SOLUTION_DST, writable=True))
+    materialise([f.model_copy(update={"path": f.path[len("solution/") :]}) for f in files], upload)
+    binds += [Bind(shims, SHIMS_DST), *(Bind(p, str(p)) for p in env.ro_paths)]
+    argv = ["bash", posixpath.join(SOLUTION_DST, "solve.sh")]
+    if env.prelude:
+        argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
+    agent = task.metadata.get("task_toml", {}).get("agent", {}) if isinstance(task.metadata, dict) else {}
+    limit = agent.get("timeout_sec") if isinstance(agent, dict) else None
+    timeout = float(limit) if isinstance(limit, int | float) and limit > 0 else 600.0
+    res = sb.exec(
+        ExecRequest(argv=argv, cwd=workdir, binds=binds, env=variables, limits=Limits(timeout_s=timeout))
+    )
+    state = "timed out" if res.timed_out else f"exit {res.exit_code}"
+    notes.append(f"solution/solve.sh ran in the image ({state})")
+    if res.exit_code != 0:
+        notes.append("solve.sh stderr: " + " ".join(res.text("stderr").split())[-300:])
+    return Applied("solution")
 
 
 def _read_text(ws: Path, rel: str) -> str | None:

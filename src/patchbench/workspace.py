@@ -184,6 +184,11 @@ def apply_candidate(
                 raise PatchError(f"cannot write candidate file {rel!r}: {e.strerror or e}") from None
             changed.add(rel)
         return Applied("files", changed)
+    if kind is CandidateKind.SOLUTION:
+        # A script the harness runs in the sandbox (script verifiers); it is no patch to apply here.
+        raise PatchError(
+            f"task {task.id}: a solution script runs only for script-verified (Harbor tests/test.sh) tasks"
+        )
     if kind is CandidateKind.GOLD:
         if not task.gold_patch:
             raise PatchError(f"task {task.id} has no gold patch")

@@ -178,3 +178,44 @@ def test_prepare_image_names_top_level_links_as_aliases(tmp_path: Path) -> None:
     image = prepare_image(task, "/app", sandbox, env, tmp_path / "cache")
     assert image.aliases == {"project": "/workspace"}
     assert set(image.roots) == {"app", "workspace"} and not image.gaps
+
+
+SOLVE_SH = (
+    "#!/bin/bash\nset -e\nsed -i 's/s - n/s + n/' sum.sh\ncp /solution/notes.txt /solution/answer.txt\n"
+)
+
+
+def with_solution(d: Path) -> Path:
+    (d / "solution" / "solve.sh").write_text(SOLVE_SH)
+    (d / "solution" / "notes.txt").write_text("solved\n")
+    return d
+
+
+def test_the_solution_script_runs_in_the_image_like_harbors_oracle(tmp_path: Path) -> None:
+    task = load(with_solution(write_task(tmp_path)))
+    v = patchbench.run(task, Candidate.solution(), cache_dir=tmp_path / "cache")
+    assert v.status is Status.RESOLVED and v.reward == 1, (v.reason, v.stdout_tail, v.notes)
+    assert v.apply_method == "solution"
+    assert "solution/solve.sh ran in the image (exit 0)" in v.notes
+    assert "LAYOUT-OK" in v.stdout_tail  # merged into the image's own /solution (mode 700 kept)
+
+
+def test_a_failing_solution_script_is_graded_by_the_verifier(tmp_path: Path) -> None:
+    d = write_task(tmp_path)
+    (d / "solution" / "solve.sh").write_text("#!/bin/bash\necho broken >&2\nexit 3\n")
+    v = patchbench.run(load(d), Candidate.solution(), cache_dir=tmp_path / "cache")
+    assert v.status is Status.UNRESOLVED and v.reward == 0
+    assert "solution/solve.sh ran in the image (exit 3)" in v.notes
+    assert any("broken" in n for n in v.notes)
+
+
+def test_no_solution_script_is_patch_failed(tmp_path: Path) -> None:
+    v = patchbench.run(load(write_task(tmp_path)), Candidate.solution(), cache_dir=tmp_path / "cache")
+    assert v.status is Status.PATCH_FAILED and "no solution/solve.sh" in v.reason
+
+
+def test_a_solution_script_needs_a_script_verifier() -> None:
+    from conftest import tap_task
+
+    v = patchbench.run(tap_task("echo 'ok 1 - a'; echo 1..1"), Candidate.solution())
+    assert v.status is Status.PATCH_FAILED and "script-verified" in v.reason
