@@ -219,3 +219,14 @@ def test_a_solution_script_needs_a_script_verifier() -> None:
 
     v = patchbench.run(tap_task("echo 'ok 1 - a'; echo 1..1"), Candidate.solution())
     assert v.status is Status.PATCH_FAILED and "script-verified" in v.reason
+
+
+def test_system_packages_the_host_lacks_are_named(tmp_path: Path) -> None:
+    dockerfile = "FROM x\nRUN apt-get update && apt-get install -y pb-no-such-package-xyz bash\nWORKDIR /w\n"
+    task = load(write_task(tmp_path, dockerfile=dockerfile))
+    env = patchbench.envs.env_for(task.env.language, tmp_path / "cache").prepare(task)
+    image = prepare_image(task, "/w", patchbench.sandbox.get_sandbox("bwrap"), env, tmp_path / "cache")
+    if shutil.which("dpkg-query") is None:
+        pytest.skip("dpkg-query is needed to tell which packages are installed")
+    (note,) = [n for n in image.notes if "apt-get install" in n]
+    assert "pb-no-such-package-xyz" in note and "bash" not in note.split(":", 1)[1]

@@ -37,6 +37,7 @@ import posixpath
 import re
 import shlex
 import shutil
+import subprocess
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -353,6 +354,13 @@ def _build(
             b.notes.append(f"ln -s {target} {link}: served from PATH")
         else:
             b.gaps.append(f"ln -s {target} {link}: a link in a system directory, not laid out natively")
+    missing = _missing_packages(spec.system_deps)
+    if missing:
+        b.notes.append(
+            "apt-get install of packages this host does not have: "
+            + ", ".join(missing)
+            + " (the tests fail where they need one)"
+        )
     roots: list[str] = []
     aliases: dict[str, str] = {}
     links = list(spec.top_links)
@@ -439,6 +447,22 @@ def _replay(runs: list[RunStep], b: _Builder, sandbox: Sandbox, env: Prepared) -
             tail = " ".join(log.split())[-_TAIL:]
             b.gaps.append(f"{run.line}: failed natively (exit {rc}){': ' + tail if tail else ''}")
     shutil.rmtree(status, ignore_errors=True)
+
+
+def _missing_packages(names: Iterable[str]) -> list[str]:
+    """The Debian packages of ``names`` that are not installed here (none when dpkg is absent)."""
+    wanted = [n for n in names if re.fullmatch(r"[a-z0-9][a-z0-9+.-]*", n)]
+    dpkg = shutil.which("dpkg-query")
+    if not wanted or dpkg is None:
+        return []
+    r = subprocess.run(
+        [dpkg, "-W", "-f=${Package} ${db:Status-Status}\n", *wanted],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    installed = {line.split()[0] for line in r.stdout.splitlines() if line.endswith(" installed")}
+    return [n for n in wanted if n not in installed]
 
 
 def _made_dirs(runs: Iterable[RunStep]) -> set[str]:
