@@ -28,7 +28,7 @@ RUN mkdir -p /workspace/out /solution /data && touch /data/.seen && chmod 700 /s
 COPY rows.csv /data/rows.csv
 COPY sum.sh /workspace/sum.sh
 COPY helper.sh /usr/local/bin/pb-image-helper
-RUN cp /data/rows.csv /workspace/rows.copy && ln -s /data /workspace/data-link
+RUN cp /data/rows.csv /workspace/rows.copy && ln -s /data /workspace/data-link && chmod 666 /data/rows.csv
 WORKDIR /workspace
 """
 
@@ -46,7 +46,7 @@ check '[ -d /solution ] && [ -w /solution ] && [ "$(stat -c %a /solution)" = 700
 check 'command -v python >/dev/null'
 check '[ "$(pb-image-helper)" = helped ]'
 check '[ "$DATA_DIR" = /data ] && [ "$GREETING" = hello ]'
-check '[ "$(wc -l < /data/rows.csv)" = 3 ]'
+check '[ "$(wc -l < /data/rows.csv)" = 3 ] && [ -w /data/rows.csv ]'
 [ "$ok" = 1 ] && echo LAYOUT-OK
 echo 4 >> /data/rows.csv   # the run's own copy: the next run must see 3 lines again
 echo "note" > /solution/answer.txt
@@ -129,6 +129,8 @@ def test_the_cached_image_is_built_once_and_never_written_by_a_run(tmp_path: Pat
     (image_dir,) = (cache / "images").iterdir()
     tree = image_dir / "tree"
     assert (tree / "data" / "rows.csv").read_text() == "1\n2\n3\n"
+    # chmod 666 in the image: the cached file loses group/other write (the run's copy is its own).
+    assert (tree / "data" / "rows.csv").stat().st_mode & 0o777 == 0o644
     assert not (tree / "solution" / "answer.txt").exists()
     assert (tree / "workspace" / "data-link").is_symlink()
     assert sorted(p.name for p in tree.iterdir()) == ["data", "solution", "workspace"]

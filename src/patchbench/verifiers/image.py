@@ -37,6 +37,7 @@ import posixpath
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Iterable, Iterator
@@ -491,13 +492,24 @@ def _mkdirs(tree: Path, dest: Path) -> bool:
 
 
 def _chown_root(tree: Path) -> None:
-    """Give the cached tree back to root (the replay ran as a throw-away uid)."""
-    if os.geteuid() != 0:
-        return
+    """Give the cached tree back to root (the replay ran as a throw-away uid), files writable by root only.
+
+    A run never writes the cache: it gets real copies. But restoring a workspace between patch attempts
+    hard-links cached files (``Baseline.materialise``); without group and other write bits (a Dockerfile's
+    ``chmod 777``) the run's uid can then replace such a file, never change the cached copy in place. The
+    owner's bits, which the run's uid gets on its copies, are kept.
+    """
+    root = os.geteuid() == 0
     for dirpath, dirnames, filenames in os.walk(tree):
-        os.chown(dirpath, 0, 0, follow_symlinks=False)
+        if root:
+            os.chown(dirpath, 0, 0, follow_symlinks=False)
         for name in (*dirnames, *filenames):
-            os.chown(os.path.join(dirpath, name), 0, 0, follow_symlinks=False)
+            p = os.path.join(dirpath, name)
+            if root:
+                os.chown(p, 0, 0, follow_symlinks=False)
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o022:
+                os.chmod(p, stat.S_IMODE(st.st_mode) & ~0o022)
 
 
 @contextlib.contextmanager
