@@ -532,3 +532,22 @@ def test_detection_does_not_confuse_formats(tmp_path: Path) -> None:
     assert not PARQUET.detect(tmp_path / "pb" / "tasks" / "train-00000-of-00001.parquet")
     with pytest.raises(DatasetError):
         DIR.read(tmp_path / "missing")
+
+
+def test_a_language_without_an_environment_runs_its_verifier_in_the_tests_language() -> None:
+    """Regression: a C project under /workspace read as language 'c', so its pytest verifier never ran
+    (``infra_error``: no environment support for language 'c')."""
+    files = {
+        "task.toml": (b'version = "1.0"\n', False),
+        "instruction.md": (b"x\n", False),
+        "tests/test.sh": (b"#!/bin/bash\npytest /tests/test_outputs.py\n", True),
+        "tests/test_outputs.py": (b"def test_x():\n    assert False\n", False),
+        "environment/Dockerfile": (
+            b"FROM ubuntu\nWORKDIR /workspace\nCOPY main.c lib.c /workspace/\n",
+            False,
+        ),
+        "environment/main.c": (b"int main(void) { return 0; }\n", False),
+        "environment/lib.c": (b"int f(void) { return 1; }\n", False),
+    }
+    task = task_from_files("t", files, source="ds", row="t")
+    assert task.language == "c" and task.env.language == "python"

@@ -29,6 +29,8 @@ for the parquet file, whose ``task_binary`` tarballs go through :func:`~._tar.re
   elsewhere (``/solution``, ``/data``...) are laid out by the harness at run time (see
   :mod:`patchbench.verifiers.image`);
 * ``env``: the final ``FROM`` image, packages from ``apt-get install`` and ``pip install`` in ``RUN`` lines;
+  its language is the task's when patchbench has an environment for it, else the tests' (a C project
+  whose ``tests/`` are pytest files gets Python), else python;
 * ``metadata``: metadata.json's keys (when it is a JSON object) plus ``"task_toml"``, the parsed task.toml;
 * ``language``: a ``language`` key or a language tag in task.toml ``[metadata]`` or metadata.json, else the
   most common workspace file extension, else the base image, else the test files' extensions, else python.
@@ -79,6 +81,7 @@ import pyarrow.parquet as pq
 import tomli_w
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..envs import ENV_CLASSES
 from ..errors import DatasetError
 from ..task import (
     EnvSpec,
@@ -495,7 +498,7 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
             hidden_tests=hidden,
             test=TestSpec(**test_kwargs),
             env=EnvSpec(
-                language=language,
+                language=_env_language(language, hidden),
                 image=docker.image,
                 system_deps=tuple(docker.system_deps),
                 python_requirements=tuple(docker.python_requirements),
@@ -737,6 +740,15 @@ def _guess_language(
             if hint in words:
                 return language
     return _language_of_files(tests) or "python"
+
+
+def _env_language(language: str, tests: Sequence[FileEntry]) -> str:
+    """The environment that runs the verifier: the task's language when patchbench can prepare it, else
+    the tests' (a C project checked by ``tests/test_outputs.py`` needs Python and pytest), else python."""
+    if language in ENV_CLASSES:
+        return language
+    of_tests = _language_of_files(tests)
+    return of_tests if of_tests in ENV_CLASSES else "python"
 
 
 def _language_of_files(files: Sequence[FileEntry]) -> str | None:
