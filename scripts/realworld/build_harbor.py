@@ -15,6 +15,11 @@ nothing beyond Python packages (so the host can honour them). None ships ``solut
 Usage::
 
     python scripts/realworld/build_harbor.py [--source GIT_DIR_OR_URL] [--out DIR]
+    python scripts/realworld/build_harbor.py --sample 30 --seed 11 [--out DIR]
+
+``--sample N`` writes N tasks drawn at random (``random.Random(seed).sample`` of the sorted task ids)
+instead of the curated list, to ``$PATCHBENCH_REALWORLD/harbor-sample-<seed>`` by default: a measure of
+how the whole source fares, not a corpus the tests assert on.
 
 ``--out`` defaults to ``$PATCHBENCH_REALWORLD/harbor`` (``realworld/harbor`` when the variable is unset).
 ``--source`` is a clone (bare or not) holding the pinned commit, or a URL to clone (default: the
@@ -27,6 +32,7 @@ import argparse
 import io
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -82,16 +88,22 @@ def _git_dir(source: str, scratch: Path) -> Path:
     return dest
 
 
-def build(source: str, out: Path) -> list[str]:
-    """Write every task of ``TASKS`` from ``source`` at ``COMMIT`` into ``out``; returns the ids."""
+def build(source: str, out: Path, *, sample: int = 0, seed: int = 11) -> list[str]:
+    """Write the tasks of ``TASKS`` (or a random ``sample``) from ``source`` at ``COMMIT`` into ``out``;
+    returns the ids."""
     with tempfile.TemporaryDirectory() as scratch:
         git_dir = _git_dir(source, Path(scratch))
         try:
             _git(git_dir, "cat-file", "-e", f"{COMMIT}^{{commit}}")
         except subprocess.CalledProcessError:
             sys.exit(f"{source}: commit {COMMIT} is not there (fetch it first)")
+        chosen: dict[str, str] = dict(TASKS)
+        if sample:
+            names = _git(git_dir, "ls-tree", "--name-only", f"{COMMIT}:{PREFIX}").decode().split()
+            picked = random.Random(seed).sample(sorted(names), sample)
+            chosen = {name: f"random sample (seed {seed})" for name in picked}
         out.mkdir(parents=True, exist_ok=True)
-        for task_id in TASKS:
+        for task_id in chosen:
             blob = _git(git_dir, "archive", "--format=tar", COMMIT, f"{PREFIX}/{task_id}")
             dest = out / task_id
             if dest.exists():
@@ -112,22 +124,26 @@ def build(source: str, out: Path) -> list[str]:
                 "commit": COMMIT,
                 "upstream": UPSTREAM,
                 "licence": LICENCE,
-                "tasks": TASKS,
+                "tasks": chosen,
             },
             indent=1,
         )
         + "\n"
     )
-    return list(TASKS)
+    return list(chosen)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", default=URL, help="a clone holding the pinned commit, or a URL")
     parser.add_argument("--out", type=Path, default=None, help="output directory")
+    parser.add_argument("--sample", type=int, default=0, help="N random tasks instead of the curated ones")
+    parser.add_argument("--seed", type=int, default=11, help="the random sample's seed")
     args = parser.parse_args()
-    out = args.out or default_out()
-    ids = build(args.source, out)
+    out = args.out or (
+        default_out().with_name(f"harbor-sample-{args.seed}") if args.sample else default_out()
+    )
+    ids = build(args.source, out, sample=args.sample, seed=args.seed)
     print(f"{len(ids)} Harbor tasks from {REPO}@{COMMIT[:12]} in {out}")
 
 
