@@ -115,10 +115,25 @@ def test_a_run_of_installs_only_is_not_replayed() -> None:
     assert spec.runs == [] and spec.system_deps == ["git"]
 
 
-def test_control_flow_keywords_survive_the_rewrite() -> None:
-    spec = parse("FROM x\nRUN if [ -d /w ]; then pip install a; else mkdir /w; fi\n", {})
-    (run,) = spec.runs
-    assert run.script == "if [ -d /w ] ; then : ; else mkdir /w ; fi"
+@pytest.mark.parametrize(
+    ("command", "script"),
+    [
+        ("if [ -d /w ]; then pip install a; else mkdir /w; fi", "if [ -d /w ]; then :; else mkdir /w; fi"),
+        ("cd /x && (pip install . ) && mkdir /o", "cd /x && (: ) && mkdir /o"),
+        ("for p in a b; do pip install $p; done && mkdir /o", "for p in a b; do :; done && mkdir /o"),
+        ('grep -q x <<< "$v" && mkdir /o', 'grep -q x <<< "$v" && mkdir /o'),
+        # bashlex cannot parse ``case``: the top-level splitter keeps ``;;`` whole
+        ("case $A in x) mkdir /a;; *) mkdir /o;; esac", "case $A in x) mkdir /a;; *) mkdir /o;; esac"),
+    ],
+)
+def test_set_aside_steps_become_no_ops_and_the_shell_syntax_survives(command: str, script: str) -> None:
+    (run,) = parse(f"FROM x\nRUN {command}\n", {}).runs
+    assert run.script == script
+
+
+def test_a_heredoc_run_is_a_gap_not_an_empty_file() -> None:
+    spec = parse("FROM x\nRUN cat > /o/f << 'EOF'\nhello\nEOF\n", {})
+    assert spec.runs == [] and any("heredoc" in g for g in spec.gaps)
 
 
 def test_split_steps_respects_quotes_and_subshells() -> None:
@@ -127,6 +142,7 @@ def test_split_steps_respects_quotes_and_subshells() -> None:
         ("x=$(c && d)", "||"),
         ("e", ""),
     ]
+    assert split_steps("case $a in x) b;; esac && c") == [("case $a in x) b;; esac", "&&"), ("c", "")]
 
 
 def test_exec_form_and_run_flags() -> None:

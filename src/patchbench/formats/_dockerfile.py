@@ -34,6 +34,9 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+import bashlex  # type: ignore[import-untyped]
 
 __all__ = [
     "DEFAULT_WORKSPACE",
@@ -87,6 +90,7 @@ _USERS = re.compile(
 _DOWNLOAD = re.compile(r"^(?:curl|wget|git\s+clone|git\s+submodule|svn\s+(?:co|checkout))\b")
 _KEYWORDS = ("then", "do", "else", "!", "{", "(")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
+_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?\s*['\"]?[A-Za-z_]")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
@@ -271,6 +275,10 @@ def split_steps(command: str) -> list[tuple[str, str]]:
             depth += 1
         elif c == ")":
             depth = max(0, depth - 1)
+        elif command[i : i + 2] == ";;":  # a ``case`` branch's end, not a separator
+            current.append(";;")
+            i += 2
+            continue
         elif depth == 0:
             sep = command[i : i + 2] if command[i : i + 2] in ("&&", "||") else c if c in ";\n" else ""
             if sep:
@@ -299,20 +307,63 @@ def _add_run(rest: str, workdir: str, env: dict[str, str], brief: str, spec: Ima
             spec.gaps.append(f"{brief} (unreadable exec form)")
             return
         command = shlex.join(argv)
-    if command.startswith("<<"):
+    if _HEREDOC.search(command):
+        # The body is on the following lines, which the Dockerfile grammar gives to the heredoc.
         spec.gaps.append(f"{brief} (heredoc RUN is not replayed)")
         return
     _collect_packages(command, spec)
-    kept: list[str] = []
-    replay = False
-    for step, sep in split_steps(command):
-        rewritten = _rewrite_step(step, brief, spec)
-        replay = replay or (rewritten == step and bool(step) and not _trivial(step))
-        kept.append(rewritten + (f" {sep} " if sep and sep != "\n" else sep))
+    rewritten = _rewrite_parsed(command, brief, spec)
+    if rewritten is None:  # bashlex could not parse it: top-level steps only
+        kept: list[str] = []
+        replay = False
+        for step, sep in split_steps(command):
+            new = _rewrite_step(step, brief, spec)
+            replay = replay or (new == step and bool(step) and not _trivial(step))
+            kept.append(new + (f" {sep} " if sep and sep != "\n" else sep))
+        rewritten = ("".join(kept).strip(), replay)
+    script, replay = rewritten
     if replay:
-        run = RunStep(script="".join(kept).strip(), cwd=workdir, env=dict(env), line=brief)
+        run = RunStep(script=script, cwd=workdir, env=dict(env), line=brief)
         spec.runs.append(run)
         spec.layers.append(run)
+
+
+def _rewrite_parsed(command: str, brief: str, spec: ImageSpec) -> tuple[str, bool] | None:
+    """The command with every simple command or pipeline that is not replayed replaced by ``:``, and
+    whether anything is left to replay; None when bashlex cannot parse it.
+
+    bashlex (already used by the verifier lint) finds the commands inside ``if``/``for`` bodies,
+    subshells and braces, so a replacement never breaks the shell syntax around it.
+    """
+    try:
+        trees = bashlex.parse(command)
+    except Exception:  # bashlex raises its own errors and others (NotImplementedError) on odd input
+        return None
+    spans: list[tuple[int, int, str]] = []
+    kept = 0
+
+    def visit(node: Any) -> None:
+        nonlocal kept
+        if node.kind in ("command", "pipeline"):
+            text = command[node.pos[0] : node.pos[1]]
+            new = _rewrite_step(text, brief, spec)
+            if new != text:
+                spans.append((node.pos[0], node.pos[1], new))
+                return
+            if node.kind == "command":
+                if not _trivial(text):
+                    kept += 1
+                return
+        for child in [*getattr(node, "parts", []), *getattr(node, "list", [])]:
+            if hasattr(child, "kind"):
+                visit(child)
+
+    for tree in trees:
+        visit(tree)
+    out = command
+    for start, end, new in sorted(spans, reverse=True):
+        out = out[:start] + new + out[end:]
+    return out, kept > 0
 
 
 def _trivial(step: str) -> bool:

@@ -55,7 +55,7 @@ from ..task import Task
 __all__ = ["IMAGE_BIN_DST", "IMAGE_VERSION", "Image", "LaidOut", "image_spec", "prepare_image"]
 
 #: Bumped whenever the build below changes what a cached image holds.
-IMAGE_VERSION = "1"
+IMAGE_VERSION = "2"
 #: Where the image's ``bin`` links and files (those that belong in system directories) appear.
 IMAGE_BIN_DST = "/.patchbench-image-bin"
 _REPLAY_DST = "/.patchbench-replay"
