@@ -596,8 +596,9 @@ def _run_solution(
     argv = ["bash", posixpath.join(SOLUTION_DST, "solve.sh")]
     if env.prelude:
         argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
-    agent = task.metadata.get("task_toml", {}).get("agent", {}) if isinstance(task.metadata, dict) else {}
-    limit = agent.get("timeout_sec") if isinstance(agent, dict) else None
+    toml = task.metadata.get("task_toml")
+    agent = toml.get("agent") if isinstance(toml, dict) else None
+    limit = agent.get("timeout_sec") if isinstance(agent, dict) else None  # task.toml [agent] timeout_sec
     timeout = float(limit) if isinstance(limit, int | float) and limit > 0 else 600.0
     res = sb.exec(
         ExecRequest(argv=argv, cwd=workdir, binds=binds, env=variables, limits=Limits(timeout_s=timeout))
