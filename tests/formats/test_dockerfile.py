@@ -11,6 +11,7 @@ from patchbench.formats._dockerfile import (
     logical_lines,
     parse,
     split_steps,
+    uvx_packages,
     workspace_dir,
 )
 
@@ -165,3 +166,20 @@ def test_what_cannot_be_resolved_is_named() -> None:
 )
 def test_layable(path: str, ok: bool) -> None:
     assert layable(path) is ok
+
+
+def test_uvx_packages_reads_harbors_test_template() -> None:
+    script = (
+        "#!/bin/bash\napt-get install -y curl\n"
+        "uvx \\\n  --with pytest==8.4.1 \\\n  --with pytest-json-ctrf==0.3.5 \\\n"
+        "  pytest --ctrf /logs/verifier/ctrf.json /tests/test_state.py -rA\n"
+        "uvx ruff@0.5.0 check . && uvx --from httpie http example.org  # a comment\n"
+        "echo uvx is not run here\n"
+    )
+    assert uvx_packages(script) == [
+        "pytest==8.4.1",
+        "pytest-json-ctrf==0.3.5",
+        "pytest",
+        "ruff==0.5.0",
+        "httpie",
+    ]

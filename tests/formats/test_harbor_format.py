@@ -551,3 +551,22 @@ def test_a_language_without_an_environment_runs_its_verifier_in_the_tests_langua
     }
     task = task_from_files("t", files, source="ds", row="t")
     assert task.language == "c" and task.env.language == "python"
+
+
+def test_the_packages_test_sh_runs_through_uvx_join_the_environment() -> None:
+    """Harbor's task template installs pytest at verify time (``uvx --with pytest==8.4.1 ...``), which an
+    offline sandbox cannot: the setup phase must install them."""
+    test_sh = (
+        b"#!/bin/bash\nuvx --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 pytest --ctrf x /tests -rA\n"
+    )
+    files = {
+        "task.toml": (b'version = "1.0"\n', False),
+        "instruction.md": (b"x\n", False),
+        "tests/test.sh": (test_sh, True),
+        "environment/Dockerfile": (
+            b"FROM ubuntu\nRUN pip install pytest-json-ctrf numpy\nWORKDIR /app\n",
+            False,
+        ),
+    }
+    task = task_from_files("t", files, source="ds", row="t")
+    assert task.env.python_requirements == ("pytest-json-ctrf", "numpy", "pytest==8.4.1")

@@ -48,6 +48,7 @@ __all__ = [
     "logical_lines",
     "parse",
     "split_steps",
+    "uvx_packages",
     "workspace_dir",
 ]
 
@@ -427,6 +428,45 @@ def _symlink(step: str) -> tuple[str, str] | None:
     if link.endswith("/"):
         link = posixpath.join(link, posixpath.basename(target))
     return (target, posixpath.normpath(link))
+
+
+def uvx_packages(script: str) -> list[str]:
+    """The packages ``uvx`` commands of a shell script run: ``--with``/``--from`` values and the tools
+    (``pytest@8.4.1`` read as ``pytest==8.4.1``), in order, without duplicates."""
+    found: list[str] = []
+    text = re.sub(r"\\\n", " ", script)
+    for line in text.splitlines():
+        for step, _sep in split_steps(line):
+            try:
+                words = shlex.split(step, comments=True)
+            except ValueError:
+                continue
+            # the command word, after variable assignments and control keywords
+            while words and (words[0] in _KEYWORDS or re.fullmatch(r"[A-Za-z_]\w*=.*", words[0])):
+                words = words[1:]
+            if not words or words[0] != "uvx":
+                continue
+            i, tool_from = 1, False
+            while i < len(words):
+                word = words[i]
+                if word in ("--with", "--from") and i + 1 < len(words):
+                    found.extend(p for p in words[i + 1].split(",") if p)
+                    tool_from = tool_from or word == "--from"
+                    i += 2
+                elif word.startswith(("--with=", "--from=")):
+                    found.extend(p for p in word.partition("=")[2].split(",") if p)
+                    tool_from = tool_from or word.startswith("--from=")
+                    i += 1
+                elif word in ("-p", "--python", "-i", "--index-url", "-c", "--constraint"):
+                    i += 2
+                elif word.startswith("-"):
+                    i += 1
+                else:
+                    if not tool_from:
+                        name, at, version = word.partition("@")
+                        found.append(f"{name}=={version}" if at and version else name)
+                    break
+    return list(dict.fromkeys(found))
 
 
 def _collect_packages(command: str, spec: ImageSpec) -> None:

@@ -28,7 +28,9 @@ for the parquet file, whose ``task_binary`` tarballs go through :func:`~._tar.re
   ``metadata["harbor_unresolved_copies"]``. ``.dockerignore`` is not applied. The files it puts
   elsewhere (``/solution``, ``/data``...) are laid out by the harness at run time (see
   :mod:`patchbench.verifiers.image`);
-* ``env``: the final ``FROM`` image, packages from ``apt-get install`` and ``pip install`` in ``RUN`` lines;
+* ``env``: the final ``FROM`` image, packages from ``apt-get install`` and ``pip install`` in ``RUN`` lines,
+  then the packages ``tests/test.sh`` runs through ``uvx`` (``--with`` values and the tool) unless the
+  Dockerfile already names them;
   its language is the task's when patchbench has an environment for it, else the tests' (a C project
   whose ``tests/`` are pytest files gets Python), else python;
 * ``metadata``: metadata.json's keys (when it is a JSON object) plus ``"task_toml"``, the parsed task.toml;
@@ -94,7 +96,7 @@ from ..task import (
     check_relpath,
 )
 from ._base import Format, Loaded
-from ._dockerfile import ImageSpec, workspace_dir
+from ._dockerfile import ImageSpec, uvx_packages, workspace_dir
 from ._dockerfile import parse as parse_dockerfile
 from ._tar import pack_tar_gz, read_tar_gz
 
@@ -501,7 +503,7 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
                 language=_env_language(language, hidden),
                 image=docker.image,
                 system_deps=tuple(docker.system_deps),
-                python_requirements=tuple(docker.python_requirements),
+                python_requirements=_requirements(docker.python_requirements, tests),
             ),
             verifier=VerifierSpec(
                 kind=VerifierKind.SCRIPT, script="tests/test.sh", app_dir=app_dir, timeout_s=timeout
@@ -740,6 +742,26 @@ def _guess_language(
             if hint in words:
                 return language
     return _language_of_files(tests) or "python"
+
+
+def _requirements(image: Sequence[str], tests: Mapping[str, tuple[bytes, bool]]) -> tuple[str, ...]:
+    """The Dockerfile's ``pip install`` packages, then what ``tests/test.sh`` runs through ``uvx``
+    (Harbor's task template: ``uvx --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 pytest ...``),
+    which the sandbox cannot download at verify time: the setup phase installs them, the uvx shim runs
+    them."""
+    script = tests.get("test.sh")
+    extra = uvx_packages(script[0].decode("utf-8", errors="replace")) if script else []
+    out = list(image)
+    names = {_package_name(r) for r in image}
+    for requirement in extra:
+        if _package_name(requirement) not in names:  # the first spelling of a package wins
+            names.add(_package_name(requirement))
+            out.append(requirement)
+    return tuple(out)
+
+
+def _package_name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[;@ ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
 def _env_language(language: str, tests: Sequence[FileEntry]) -> str:

@@ -37,7 +37,10 @@ _DOWNLOADS = (
         re.compile(r"\bcurl\b[^\n|]*\|\s*(?:ba)?sh\b|\bwget\b[^\n|]*\|\s*(?:ba)?sh\b"),
         "pipes a download into a shell",
     ),
-    (re.compile(r"\buvx\b"), "runs uvx (downloads tools at verify time)"),
+    (
+        re.compile(r"\buvx\b"),
+        "runs uvx (served offline from the prepared environment, which holds its packages)",
+    ),
     (
         re.compile(r"\buv\s+pip\s+install\b|\bpip3?\s+install\b|python3?\s+-m\s+pip\s+install\b"),
         "installs Python packages at verify time",
@@ -113,8 +116,12 @@ def _number(text: str) -> float | None:
 
 
 SHIMS = {
-    # uvx TOOL ARGS -> run the tool from the prepared environment
-    "uvx": 'tool="$1"; shift; case "$tool" in pytest|pytest@*) exec python -m pytest "$@";; '
+    # uvx [--with PKG]... TOOL ARGS -> run the tool from the prepared environment (the Harbor reader puts
+    # the --with packages and the tool into the environment's requirements)
+    "uvx": 'while [ $# -gt 0 ]; do case "$1" in '
+    "--with|--from|-p|--python|--with-requirements|--with-editable|-i|--index-url|--extra-index-url|"
+    "--default-index|-c|--constraint) shift 2;; -*) shift;; *) break;; esac; done; "
+    'tool="$1"; shift; case "$tool" in pytest|pytest@*) exec python -m pytest "$@";; '
     '*) command -v "$tool" >/dev/null && exec "$tool" "$@"; '
     'echo "patchbench: uvx $tool is not available offline" >&2; exit 127;; esac',
     # uv venv / uv pip install / uv run -> the prepared environment stands in
