@@ -1070,3 +1070,17 @@ def test_a_new_pom_is_the_candidates_project_unless_it_moves_the_tests(tmp_path:
         root.mkdir()
         applied = apply_candidate(task, Candidate.files({"pom.xml": pom}), root)
         assert (config_violations(task, applied.changed, root) == ["pom.xml"]) is blocked
+
+
+def test_an_image_link_out_of_the_workspace_may_stay_but_not_be_added_or_retargeted(tmp_path: Path) -> None:
+    """A Harbor image's own ``ln -s /data data`` (named in ``own_links``) no longer fails every patch."""
+    task = make_task(BASE)
+    root = setup_ws(tmp_path, task)
+    (root / "data").symlink_to("/data")
+    own = {"data": "/data"}
+    applied = apply_candidate(task, Candidate.diff(FIX_MOD), root, own_links=own)
+    assert applied.method == "git-apply"
+    root = setup_ws(tmp_path / "again", task)
+    (root / "data").symlink_to("/etc")  # the same path, another target: not the image's link
+    with pytest.raises(PatchError, match="data points outside the workspace"):
+        apply_candidate(task, Candidate.diff(FIX_MOD), root, own_links=own)

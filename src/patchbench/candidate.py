@@ -1,4 +1,5 @@
-"""Candidates: what is graded. A unified diff, a set of files, an edited directory, ``gold`` or ``empty``."""
+"""Candidates: what is graded. A unified diff, a set of files, an edited directory, ``gold``, ``empty``,
+``wipe`` or ``solution``."""
 
 from __future__ import annotations
 
@@ -28,13 +29,16 @@ class CandidateKind(str, Enum):
     """No change at all: the buggy workspace as given."""
     WIPE = "wipe"
     """Every workspace file removed (the "empty workspace" probe)."""
+    SOLUTION = "solution"
+    """The task's reference solution script (Harbor ``solution/solve.sh``), run in the sandbox before the
+    verifier as Harbor's oracle agent runs it; script-verified tasks only."""
 
 
 class Candidate(BaseModel):
     """A candidate solution.
 
-    Build one with :meth:`diff`, :meth:`files`, :meth:`directory`, :meth:`gold`, :meth:`empty` or
-    :meth:`wipe`.
+    Build one with :meth:`diff`, :meth:`files`, :meth:`directory`, :meth:`gold`, :meth:`empty`,
+    :meth:`wipe` or :meth:`solution`.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -138,3 +142,8 @@ class Candidate(BaseModel):
     def wipe(cls) -> Candidate:
         """Every workspace file removed."""
         return cls(kind=CandidateKind.WIPE)
+
+    @classmethod
+    def solution(cls) -> Candidate:
+        """The task's ``solution/solve.sh``, run in the task's image (Harbor's oracle)."""
+        return cls(kind=CandidateKind.SOLUTION)

@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import posixpath
-import shutil
 import tempfile
 import time
 from collections.abc import Sequence
@@ -22,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
-from .candidate import Candidate
+from .candidate import Candidate, CandidateKind
 from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
+from .formats._dockerfile import layable
 from .grading import grade
 from .lifecycle import RunDir, open_run_dir
 from .lifecycle import runs_root as runs_root
@@ -36,15 +36,17 @@ from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
 from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
 from .verdict import Durations, Status, Verdict
-from .verifiers.script import (
-    dockerfile_text,
-    plan_dockerfile,
-    read_reward,
-    replay_app_steps,
-    verify_time_downloads,
-    write_shims,
+from .verifiers.image import LaidOut, prepare_image
+from .verifiers.script import read_reward, verify_time_downloads, write_shims
+from .workspace import (
+    Applied,
+    Baseline,
+    ConfigPolicy,
+    apply_candidate,
+    guard_test_config,
+    inject_tests,
+    materialise,
 )
-from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
 
 log = logging.getLogger("patchbench.harness")
 
@@ -174,6 +176,7 @@ def run(
                     env,
                     baseline,
                     rd,
+                    cache_dir or default_cache_dir(),
                     config_policy,
                     notes,
                     durations,
@@ -480,44 +483,53 @@ def _run_script(
     env: Prepared,
     baseline: Baseline,
     rd: RunDir,
+    cache_dir: Path,
     config_policy: ConfigPolicy,
     notes: list[str],
     durations: Durations,
     common: dict[str, Any],
 ) -> Verdict:
-    """A Harbor-style task: /app, /tests and /logs in the sandbox; the reward file decides."""
+    """A Harbor-style task: the image's directories, /tests and /logs in the sandbox; the reward decides."""
     assert task.verifier is not None
     rundir = rd.path
     spec = task.verifier
-    app, tests_dir, logs = rundir / "app", rundir / "tests", rundir / "logs"
+    tests_dir, logs = rundir / "tests", rundir / "logs"
     shims = rundir / "shims"
     tw = time.monotonic()
-    docker = plan_dockerfile(dockerfile_text(task), spec.app_dir)
-    notes.extend(f"Dockerfile instruction not honoured natively: {u}" for u in docker.unsupported)
     script_file = next((f for f in task.hidden_tests if f.path == posixpath.basename(spec.script)), None)
     if script_file is not None:
         notes.extend(verify_time_downloads(script_file.data().decode("utf-8", errors="replace")))
-    baseline.materialise(app)
-    replay = replay_app_steps(sb, docker.app_steps, app, env, spec.app_dir)
-    if replay is not None and replay.exit_code != 0:
-        why = " ".join(replay.text("stderr").split())[-300:]
-        return Verdict(
-            **common,
-            status=Status.INFRA_ERROR,
-            notes=tuple(notes),
-            durations=durations,
-            reason=f"replaying the Dockerfile's RUN steps on {spec.app_dir} failed: {why}",
-        )
-    # The candidate applies to what the image holds: the COPYed files plus what RUN made of them.
-    image = Baseline(tree=app) if docker.app_steps else baseline
-    if docker.app_steps:
-        snapshot = rundir / "image"
-        shutil.copytree(app, snapshot, symlinks=True)
-        image = Baseline(tree=snapshot)
+    logs_root = posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs"
+    reserved = {p.strip("/").split("/", 1)[0] for p in (spec.tests_dir, logs_root)}
     try:
-        applied = apply_candidate(task, candidate, app, image)
+        # The filesystem the Dockerfile builds (every path it names), cached per task content; each run
+        # gets its own writable copy, and the candidate applies to the workspace directory in it.
+        built = prepare_image(task, spec.app_dir, sb, env, cache_dir, reserved=sorted(reserved))
+        laid = built.lay_out(rundir / "image")
+    except EnvError as e:
+        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
+    notes.extend(f"Dockerfile: {n}" for n in built.notes)
+    notes.extend(f"Dockerfile not honoured natively: {g}" for g in built.gaps)
+    app_rel = spec.app_dir.strip("/")
+    app = laid.root / app_rel
+    image = Baseline(tree=built.tree / app_rel)
+    write_shims(shims)
+    path = ":".join([SHIMS_DST, *env.path, *laid.path, BASE_PATH])
+    variables = {**built.env, "PATH": path, **env.env}
+    # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
+    workdir = built.workdir if built.workdir != "/" else spec.app_dir
+    top = workdir.strip("/").split("/", 1)[0]
+    if not (layable(workdir) and top in built.roots) and not os.path.isdir(workdir):
+        workdir = spec.app_dir
+    try:
+        if candidate.kind is CandidateKind.SOLUTION:
+            applied = _run_solution(task, sb, env, laid, built.roots, workdir, variables, shims, notes)
+        else:
+            applied = apply_candidate(task, candidate, app, image, own_links=built.links(spec.app_dir))
     except PatchError as e:
         return Verdict(**common, status=Status.PATCH_FAILED, reason=str(e), notes=tuple(notes))
+    except SandboxError as e:
+        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
     guard_task = task.model_copy(update={"hidden_tests": ()})  # the tests live in /tests, not in /app
     blocked = guard_test_config(guard_task, applied, app, config_policy, image)
     common = {
@@ -545,17 +557,14 @@ def _run_script(
             p = os.path.join(dirpath, f)
             os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
     (logs / "verifier").mkdir(parents=True)
-    write_shims(shims)
     durations.workspace_s = time.monotonic() - tw
     binds = [
-        Bind(app, spec.app_dir, writable=True),
+        *laid.binds,
         Bind(tests_dir, spec.tests_dir, writable=True, give=False),
-        Bind(logs, posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs", writable=True),
+        Bind(logs, logs_root, writable=True),
         Bind(shims, SHIMS_DST),
         *(Bind(p, str(p)) for p in env.ro_paths),
     ]
-    path = ":".join([SHIMS_DST, *env.path, BASE_PATH])
-    variables = {**docker.env, "PATH": path, **env.env}
     timeout = spec.timeout_s or task.test.time_limit_s
     tt = time.monotonic()
     argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
@@ -565,7 +574,7 @@ def _run_script(
         res = sb.exec(
             ExecRequest(
                 argv=argv,
-                cwd=docker.workdir,
+                cwd=workdir,
                 binds=binds,
                 env=variables,
                 limits=Limits(timeout_s=timeout),
@@ -590,6 +599,18 @@ def _run_script(
         return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=f"the verifier {_quota_hit(rd)}")
     if res.timed_out:
         return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
+    if built.gaps and (reward.value is None or reward.value < 1.0):
+        # The image could not be rebuilt whole: the missing files may be why the verifier failed, so
+        # the failure is not the candidate's (and a failure is never a pass).
+        outcome = reward.problem or f"reward {reward.value:g}"
+        return Verdict(
+            **common,
+            **extra,
+            status=Status.INFRA_ERROR,
+            reason=f"the task's image could not be rebuilt natively ({built.gaps[0]}"
+            f"{f' and {len(built.gaps) - 1} more' if len(built.gaps) > 1 else ''}); "
+            f"the verifier's {outcome} cannot be blamed on the candidate",
+        )
     if reward.value is None:
         return Verdict(
             **common,
@@ -611,6 +632,56 @@ def _run_script(
 
 #: The largest workspace file the harness reads back (a hidden test the canary is planted into).
 WORKSPACE_READ_LIMIT = 16 * 2**20
+
+
+#: Where Harbor's oracle uploads a task's ``solution/`` directory, and runs ``solve.sh`` from.
+SOLUTION_DST = "/solution"
+
+
+def _run_solution(
+    task: Task,
+    sb: Sandbox,
+    env: Prepared,
+    laid: LaidOut,
+    roots: Sequence[str],
+    workdir: str,
+    variables: dict[str, str],
+    shims: Path,
+    notes: list[str],
+) -> Applied:
+    """Run the task's ``solution/solve.sh`` in its image, as Harbor's oracle agent does: ``solution/`` is
+    uploaded to /solution (merged into the image's own /solution, when it has one), then
+    ``bash /solution/solve.sh`` runs from WORKDIR, offline and unprivileged, before the tests are there.
+
+    Raises:
+        PatchError: the task ships no ``solution/solve.sh``.
+        SandboxError: the sandbox failed.
+    """
+    files = [f for f in task.extra_files if f.path.startswith("solution/")]
+    if not any(f.path == "solution/solve.sh" for f in files):
+        raise PatchError(f"task {task.id} has no solution/solve.sh")
+    top = SOLUTION_DST.strip("/")
+    upload = laid.root / top if top in roots else laid.root.parent / "solution-upload"
+    binds = list(laid.binds)
+    if top not in roots:
+        binds.append(Bind(upload, SOLUTION_DST, writable=True))
+    materialise([f.model_copy(update={"path": f.path[len("solution/") :]}) for f in files], upload)
+    binds += [Bind(shims, SHIMS_DST), *(Bind(p, str(p)) for p in env.ro_paths)]
+    argv = ["bash", posixpath.join(SOLUTION_DST, "solve.sh")]
+    if env.prelude:
+        argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
+    toml = task.metadata.get("task_toml")
+    agent = toml.get("agent") if isinstance(toml, dict) else None
+    limit = agent.get("timeout_sec") if isinstance(agent, dict) else None  # task.toml [agent] timeout_sec
+    timeout = float(limit) if isinstance(limit, int | float) and limit > 0 else 600.0
+    res = sb.exec(
+        ExecRequest(argv=argv, cwd=workdir, binds=binds, env=variables, limits=Limits(timeout_s=timeout))
+    )
+    state = "timed out" if res.timed_out else f"exit {res.exit_code}"
+    notes.append(f"solution/solve.sh ran in the image ({state})")
+    if res.exit_code != 0:
+        notes.append("solve.sh stderr: " + " ".join(res.text("stderr").split())[-300:])
+    return Applied("solution")
 
 
 def _read_text(ws: Path, rel: str) -> str | None:

@@ -134,10 +134,18 @@ def clear_dir(root: Path) -> None:
 
 
 def apply_candidate(
-    task: Task, candidate: Candidate, root: Path, baseline: Baseline | None = None
+    task: Task,
+    candidate: Candidate,
+    root: Path,
+    baseline: Baseline | None = None,
+    *,
+    own_links: Mapping[str, str] | None = None,
 ) -> Applied:
     """Apply ``candidate`` to the materialised workspace at ``root`` (made from ``baseline``, by default
     the task's workspace files).
+
+    ``own_links`` are the baseline's symlinks (``{path: target}``) that may point out of the workspace
+    (a task image's ``ln -s /data data``): a patch may leave them as they are, never add or retarget one.
 
     Raises:
         PatchError: the patch is malformed, unsafe, or does not apply; the task has no gold patch.
@@ -179,6 +187,11 @@ def apply_candidate(
                 raise PatchError(f"cannot write candidate file {rel!r}: {e.strerror or e}") from None
             changed.add(rel)
         return Applied("files", changed)
+    if kind is CandidateKind.SOLUTION:
+        # A script the harness runs in the sandbox (script verifiers); it is no patch to apply here.
+        raise PatchError(
+            f"task {task.id}: a solution script runs only for script-verified (Harbor tests/test.sh) tasks"
+        )
     if kind is CandidateKind.GOLD:
         if not task.gold_patch:
             raise PatchError(f"task {task.id} has no gold patch")
@@ -190,7 +203,7 @@ def apply_candidate(
         clear_dir(root)
         base.materialise(root)
 
-    return apply_patch(root, patch, restore=restore)
+    return apply_patch(root, patch, restore=restore, own_links=own_links)
 
 
 _HEADER = re.compile(r"^(?:diff --git (\S+) (\S+)|--- (\S+)|\+\+\+ (\S+)|(?:rename|copy) (?:from|to) (.+))")
@@ -227,10 +240,13 @@ def patch_paths(patch: str) -> set[str]:
     return paths
 
 
-def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Applied:
+def apply_patch(
+    root: Path, patch: str, *, restore: Callable[[], None], own_links: Mapping[str, str] | None = None
+) -> Applied:
     """Apply a ``-p1`` unified diff at ``root``: ``git apply``, then ``--3way``, then ``patch --fuzz``.
 
-    ``restore`` resets ``root`` to its state before the patch, between attempts.
+    ``restore`` resets ``root`` to its state before the patch, between attempts; ``own_links`` are
+    links of the workspace allowed to point out of it while unchanged (see :func:`apply_candidate`).
 
     Raises:
         PatchError: no method applied the patch cleanly, or it is unsafe.
@@ -256,14 +272,14 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
     try:
         r = _run(["git", "apply", "--recount", "--whitespace=nowarn", "-p1", patch_file], root, env)
         if r.returncode == 0:
-            _check_links(root)
+            _check_links(root, own_links)
             return Applied("git-apply", _changed(before, _snapshot(root)))
         errors.append("git apply: " + _tail(r.stderr))
         restore()
         before = _snapshot(root)
         r3 = _three_way(root, patch_file, env)
         if r3 is not None and r3.returncode == 0:
-            _check_links(root)
+            _check_links(root, own_links)
             return Applied("git-apply-3way", _changed(before, _snapshot(root)))
         if r3 is not None:
             errors.append("git apply --3way: " + _tail(r3.stderr))
@@ -286,7 +302,7 @@ def apply_patch(root: Path, patch: str, *, restore: Callable[[], None]) -> Appli
             env,
         )
         if r.returncode == 0:
-            _check_links(root)
+            _check_links(root, own_links)
             return Applied("patch-fuzz", _changed(before, _snapshot(root)))
         errors.append("patch: " + _tail(r.stdout + r.stderr))
         restore()
@@ -356,13 +372,17 @@ def _changed(before: Mapping[str, object], after: Mapping[str, object]) -> set[s
     return {rel for rel in set(before) | set(after) if before.get(rel) != after.get(rel)}
 
 
-def _check_links(root: Path) -> None:
-    """Refuse any symlink in the workspace that points outside it."""
+def _check_links(root: Path, own: Mapping[str, str] | None = None) -> None:
+    """Refuse any symlink in the workspace that points outside it, but the unchanged ones of ``own``."""
     real_root = root.resolve()
+    own = own or {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             p = Path(dirpath) / name
             if p.is_symlink():
+                rel = p.relative_to(root).as_posix()
+                if rel in own and own[rel] == os.readlink(p):
+                    continue
                 target = (p.parent / os.readlink(p)).resolve()
                 if target != real_root and real_root not in target.parents:
                     raise PatchError(f"symlink {p.relative_to(root)} points outside the workspace")

@@ -135,3 +135,25 @@ def test_validate_leak_level_hint_fails_a_task_whose_prompt_only_hints(tmp_path:
     assert [p["kind"] for p in task["problems"]] == ["leak_hint"]
     code, _, _ = invoke(*args, "--leak-level", "none", "--report-dir", str(tmp_path / "bad"))
     assert code == 2
+
+
+def test_run_solution_runs_the_harbor_solve_sh(tmp_path: Path) -> None:
+    task = tmp_path / "ds" / "answer-task"
+    files = {
+        "task.toml": 'version = "1.0"\n',
+        "instruction.md": "Write 42 to /workspace/answer.txt.\n",
+        "environment/Dockerfile": "FROM ubuntu:24.04\nRUN mkdir -p /workspace\nWORKDIR /workspace\n",
+        "tests/test.sh": "#!/bin/bash\nmkdir -p /logs/verifier\n"
+        'if [ "$(cat /workspace/answer.txt 2>/dev/null)" = 42 ]; then echo 1; else echo 0; fi'
+        " > /logs/verifier/reward.txt\n",
+        "solution/solve.sh": "#!/bin/bash\necho 42 > answer.txt\n",
+    }
+    for rel, text in files.items():
+        (task / rel).parent.mkdir(parents=True, exist_ok=True)
+        (task / rel).write_text(text)
+    code, out, _ = invoke("run", str(tmp_path / "ds"), "--solution", "--json")
+    assert code == 0, out
+    assert json.loads(out)[0]["status"] == "resolved"
+    (task / "solution" / "solve.sh").unlink()
+    code, out, _ = invoke("run", str(tmp_path / "ds"), "--solution", "--json")
+    assert code == 1 and json.loads(out)[0]["status"] == "patch_failed"

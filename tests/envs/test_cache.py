@@ -30,3 +30,19 @@ def test_list_shows_a_prepared_env_and_prune_all_removes_it(tmp_path: Path) -> N
     assert list_cache(tmp_path) == []
     # a second prepare is a miss again: the cache really is gone
     assert not env_for("python", tmp_path).prepare(TASK).cache_hit
+
+
+def test_native_images_are_listed_and_pruned(tmp_path: Path) -> None:
+    ready = tmp_path / "images" / "image-ready"
+    (ready / "tree" / "solution").mkdir(parents=True)
+    (ready / "tree" / "solution").chmod(0o700)
+    (ready / ".ready").write_text("now")
+    (tmp_path / "images" / "image-halfbuilt").mkdir()
+    entries = {e.name: e for e in list_cache(tmp_path)}
+    assert {n: (e.area, e.ready) for n, e in entries.items()} == {
+        "image-halfbuilt": ("images", False),
+        "image-ready": ("images", True),
+    }
+    assert [e.name for e in prune(tmp_path)] == ["image-halfbuilt"]
+    assert [e.name for e in prune(tmp_path, everything=True)] == ["image-ready"]
+    assert not ready.exists()

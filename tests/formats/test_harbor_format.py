@@ -245,7 +245,8 @@ def test_read_then_write_is_byte_identical(tmp_path: Path) -> None:
             {"x/solution.py", "x/b.py"},
             [],
         ),
-        ("FROM python:3.11\nWORKDIR /srv\nCOPY solution.py .\n", set(), []),
+        # The workspace is the final WORKDIR (not only /app): here /srv.
+        ("FROM python:3.11\nWORKDIR /srv\nCOPY solution.py .\n", {"solution.py"}, []),
         ("FROM python:3.11\nCOPY solution.py /opt/solution.py\n", set(), []),
         (
             "FROM python:3.11 AS build\nFROM python:3.11\nCOPY --from=build /x /app/x\n"
@@ -531,3 +532,41 @@ def test_detection_does_not_confuse_formats(tmp_path: Path) -> None:
     assert not PARQUET.detect(tmp_path / "pb" / "tasks" / "train-00000-of-00001.parquet")
     with pytest.raises(DatasetError):
         DIR.read(tmp_path / "missing")
+
+
+def test_a_language_without_an_environment_runs_its_verifier_in_the_tests_language() -> None:
+    """Regression: a C project under /workspace read as language 'c', so its pytest verifier never ran
+    (``infra_error``: no environment support for language 'c')."""
+    files = {
+        "task.toml": (b'version = "1.0"\n', False),
+        "instruction.md": (b"x\n", False),
+        "tests/test.sh": (b"#!/bin/bash\npytest /tests/test_outputs.py\n", True),
+        "tests/test_outputs.py": (b"def test_x():\n    assert False\n", False),
+        "environment/Dockerfile": (
+            b"FROM ubuntu\nWORKDIR /workspace\nCOPY main.c lib.c /workspace/\n",
+            False,
+        ),
+        "environment/main.c": (b"int main(void) { return 0; }\n", False),
+        "environment/lib.c": (b"int f(void) { return 1; }\n", False),
+    }
+    task = task_from_files("t", files, source="ds", row="t")
+    assert task.language == "c" and task.env.language == "python"
+
+
+def test_the_packages_test_sh_runs_through_uvx_join_the_environment() -> None:
+    """Harbor's task template installs pytest at verify time (``uvx --with pytest==8.4.1 ...``), which an
+    offline sandbox cannot: the setup phase must install them."""
+    test_sh = (
+        b"#!/bin/bash\nuvx --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 pytest --ctrf x /tests -rA\n"
+    )
+    files = {
+        "task.toml": (b'version = "1.0"\n', False),
+        "instruction.md": (b"x\n", False),
+        "tests/test.sh": (test_sh, True),
+        "environment/Dockerfile": (
+            b"FROM ubuntu\nRUN pip install pytest-json-ctrf numpy\nWORKDIR /app\n",
+            False,
+        ),
+    }
+    task = task_from_files("t", files, source="ds", row="t")
+    assert task.env.python_requirements == ("pytest-json-ctrf", "numpy", "pytest==8.4.1")

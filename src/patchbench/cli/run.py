@@ -46,6 +46,9 @@ def run(
     gold: Annotated[bool, typer.Option("--gold", help="The task's gold patch.")] = False,
     empty: Annotated[bool, typer.Option("--empty", help="No change: the buggy workspace as given.")] = False,
     wipe: Annotated[bool, typer.Option("--wipe", help="An empty workspace: every file removed.")] = False,
+    solution: Annotated[
+        bool, typer.Option("--solution", help="Harbor solution/solve.sh, run in the task's image.")
+    ] = False,
     expect: Annotated[Status, typer.Option("--expect", help="Exit 0 iff every verdict has this status.")] = (
         Status.RESOLVED
     ),
@@ -70,9 +73,11 @@ def run(
     ] = False,
 ) -> None:
     """Run a candidate on the tasks of a dataset and grade it by F2P/P2P, default-fail."""
-    chosen = [c for c in (patch is not None, dir is not None, gold, empty, wipe) if c]
+    chosen = [c for c in (patch is not None, dir is not None, gold, empty, wipe, solution) if c]
     if len(chosen) != 1:
-        raise PatchError("choose exactly one candidate: --patch FILE, --dir DIR, --gold, --empty or --wipe")
+        raise PatchError(
+            "choose exactly one candidate: --patch FILE, --dir DIR, --gold, --empty, --wipe or --solution"
+        )
     if verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     loaded = load(dataset, format=format)
@@ -86,6 +91,8 @@ def run(
         cand = Candidate.gold()
     elif empty:
         cand = Candidate.empty()
+    elif solution:
+        cand = Candidate.solution()
     else:
         cand = Candidate.wipe()
     if sandbox == "none":

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from ._base import _force_remove, default_cache_dir
 
-#: The cache's top-level areas: prepared environments, repository checkouts, setups, mirrors.
-AREAS = ("envs", "checkouts", "prepared", "mirrors")
+#: The cache's top-level areas: prepared environments, repository checkouts, setups, mirrors, and the
+#: native rebuilds of task images (``patchbench.verifiers.image``).
+AREAS = ("envs", "checkouts", "prepared", "mirrors", "images")
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Entry:
     """One cached item.
 
     Attributes:
-        area: ``envs``, ``checkouts``, ``prepared`` or ``mirrors``.
+        area: ``envs``, ``checkouts``, ``prepared``, ``mirrors`` or ``images``.
         name: its key or name.
         path: where it is.
         bytes: its size on disk.
@@ -48,7 +49,7 @@ def _size(path: Path) -> int:
 
 
 def list_cache(cache_dir: Path | None = None) -> list[Entry]:
-    """Every cached environment, checkout, setup and mirror."""
+    """Every cached environment, checkout, setup, mirror and image."""
     root = cache_dir or default_cache_dir()
     out: list[Entry] = []
     now = time.time()
@@ -60,7 +61,7 @@ def list_cache(cache_dir: Path | None = None) -> list[Entry]:
         if area == "checkouts":  # checkouts/<repo>/<commit>
             items = [c for d in items for c in d.iterdir() if c.is_dir()]
         for d in sorted(items):
-            if area == "envs":
+            if area in ("envs", "images"):
                 ready = (d / ".ready").exists()
             elif area == "checkouts":
                 ready = d.with_name(d.name + ".source").exists()

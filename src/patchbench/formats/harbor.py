@@ -5,7 +5,7 @@ A Harbor task directory::
     task.toml               configuration ([verifier] timeout_sec, [metadata] ...)
     instruction.md          the agent-facing prompt
     metadata.json           optional, free-form JSON object
-    environment/Dockerfile  builds the image; the workspace is /app
+    environment/Dockerfile  builds the image; the workspace is its final WORKDIR (else /app)
     tests/test.sh           the verifier, uploaded with the rest of tests/ to /tests after the agent ran;
                             it writes /logs/verifier/reward.txt
 
@@ -18,13 +18,21 @@ for the parquet file, whose ``task_binary`` tarballs go through :func:`~._tar.re
 * ``hidden_tests``: the files under ``tests/``, paths relative to ``tests/`` (they are uploaded to /tests);
 * ``verifier``: ``VerifierSpec(kind=SCRIPT, script="tests/test.sh")`` with ``timeout_s`` from
   ``[verifier] timeout_sec``; ``test``: ``bash /tests/test.sh`` with that time limit;
-* ``workspace``: the files of ``environment/`` (the Docker build context) that the Dockerfile COPYs or ADDs
-  into /app, paths relative to /app. Simple ``COPY``/``ADD`` lines are understood (several sources, a
-  directory source, ``*``/``?`` globs, ``WORKDIR`` for relative destinations, ``--chown``-style flags);
-  what cannot be resolved (``--from``, variables, heredocs, URLs, archives ADD would unpack, missing
-  sources) is listed, line by line, in ``metadata["harbor_unresolved_copies"]``. ``.dockerignore`` is not
-  applied;
-* ``env``: the final ``FROM`` image, packages from ``apt-get install`` and ``pip install`` in ``RUN`` lines;
+* ``workspace``: the files the Dockerfile's final stage COPYs or ADDs (from ``environment/``, the build
+  context) under the workspace directory, paths relative to it. The workspace directory is the final
+  ``WORKDIR`` when a native run can lay it out (not under a system directory such as /usr or /etc),
+  else /app; it is the verifier's ``app_dir``. The Dockerfile is read by :mod:`._dockerfile` (several
+  sources, directory sources, ``*``/``?`` globs, ``WORKDIR`` for relative destinations, ``ARG``/``ENV``
+  variables, ``--chown``/``--chmod`` flags); what cannot be resolved (``--from``, heredocs, URLs,
+  archives ADD would unpack, missing sources) is listed, line by line, in
+  ``metadata["harbor_unresolved_copies"]``. ``.dockerignore`` is not applied. The files it puts
+  elsewhere (``/solution``, ``/data``...) are laid out by the harness at run time (see
+  :mod:`patchbench.verifiers.image`);
+* ``env``: the final ``FROM`` image, packages from ``apt-get install`` and ``pip install`` in ``RUN`` lines,
+  then the packages ``tests/test.sh`` runs through ``uvx`` (``--with`` values and the tool) unless the
+  Dockerfile already names them;
+  its language is the task's when patchbench has an environment for it, else the tests' (a C project
+  whose ``tests/`` are pytest files gets Python), else python;
 * ``metadata``: metadata.json's keys (when it is a JSON object) plus ``"task_toml"``, the parsed task.toml;
 * ``language``: a ``language`` key or a language tag in task.toml ``[metadata]`` or metadata.json, else the
   most common workspace file extension, else the base image, else the test files' extensions, else python.
@@ -57,7 +65,6 @@ the gold patch.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import posixpath
@@ -68,7 +75,6 @@ import stat
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,6 +83,7 @@ import pyarrow.parquet as pq
 import tomli_w
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..envs import ENV_CLASSES
 from ..errors import DatasetError
 from ..task import (
     EnvSpec,
@@ -89,6 +96,8 @@ from ..task import (
     check_relpath,
 )
 from ._base import Format, Loaded
+from ._dockerfile import ImageSpec, uvx_packages, workspace_dir
+from ._dockerfile import parse as parse_dockerfile
 from ._tar import pack_tar_gz, read_tar_gz
 
 if sys.version_info >= (3, 11):
@@ -178,13 +187,6 @@ _IMAGE_HINTS = (
     ("gradle", "java"),
     ("golang", "go"),
     ("rust", "rust"),
-)
-_ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst")
-_APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*install\b([^;&|]*)")
-_PIP_INSTALL = re.compile(r"\bpip3?\s+install\b([^;&|]*)")
-_PIP_OPTIONS_WITH_VALUE = frozenset(
-    {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f"}
-    | {"--find-links", "-t", "--target", "-e", "--editable", "--prefix", "--root"}
 )
 
 
@@ -440,10 +442,10 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
         for p, (content, executable) in sorted(files.items())
     )
     tests = {p[len("tests/") :]: v for p, v in files.items() if p.startswith("tests/")}
-    docker = _parse_dockerfile(files)
+    docker, app_dir, unresolved = _parse_dockerfile(files)
     workspace = tuple(
         FileEntry.from_bytes(p, content, executable=executable)
-        for p, (content, executable) in sorted(docker.workspace.items())
+        for p, (content, executable) in sorted(_workspace_files(docker, app_dir).items())
     )
 
     try:
@@ -482,8 +484,8 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
 
         timeout = _verifier_timeout(task_toml)
         metadata: dict[str, Any] = {**meta_json, "task_toml": task_toml}
-        if docker.unresolved:
-            metadata[_UNRESOLVED_KEY] = list(docker.unresolved)
+        if unresolved:
+            metadata[_UNRESOLVED_KEY] = unresolved
         hidden = tuple(FileEntry.from_bytes(p, c, executable=x) for p, (c, x) in sorted(tests.items()))
         language = _guess_language(task_toml, meta_json, workspace, docker.image, hidden)
         test_kwargs: dict[str, Any] = {"commands": (TestCommand(argv=("bash", "/tests/test.sh")),)}
@@ -498,12 +500,14 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
             hidden_tests=hidden,
             test=TestSpec(**test_kwargs),
             env=EnvSpec(
-                language=language,
+                language=_env_language(language, hidden),
                 image=docker.image,
                 system_deps=tuple(docker.system_deps),
-                python_requirements=tuple(docker.python_requirements),
+                python_requirements=_requirements(docker.python_requirements, tests),
             ),
-            verifier=VerifierSpec(kind=VerifierKind.SCRIPT, script="tests/test.sh", timeout_s=timeout),
+            verifier=VerifierSpec(
+                kind=VerifierKind.SCRIPT, script="tests/test.sh", app_dir=app_dir, timeout_s=timeout
+            ),
             gold_patch=gold[0].decode("utf-8", errors="replace") if gold else None,
             metadata=metadata,
             source_format="harbor",
@@ -740,6 +744,35 @@ def _guess_language(
     return _language_of_files(tests) or "python"
 
 
+def _requirements(image: Sequence[str], tests: Mapping[str, tuple[bytes, bool]]) -> tuple[str, ...]:
+    """The Dockerfile's ``pip install`` packages, then what ``tests/test.sh`` runs through ``uvx``
+    (Harbor's task template: ``uvx --with pytest==8.4.1 --with pytest-json-ctrf==0.3.5 pytest ...``),
+    which the sandbox cannot download at verify time: the setup phase installs them, the uvx shim runs
+    them."""
+    script = tests.get("test.sh")
+    extra = uvx_packages(script[0].decode("utf-8", errors="replace")) if script else []
+    out = list(image)
+    names = {_package_name(r) for r in image}
+    for requirement in extra:
+        if _package_name(requirement) not in names:  # the first spelling of a package wins
+            names.add(_package_name(requirement))
+            out.append(requirement)
+    return tuple(out)
+
+
+def _package_name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[;@ ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _env_language(language: str, tests: Sequence[FileEntry]) -> str:
+    """The environment that runs the verifier: the task's language when patchbench can prepare it, else
+    the tests' (a C project checked by ``tests/test_outputs.py`` needs Python and pytest), else python."""
+    if language in ENV_CLASSES:
+        return language
+    of_tests = _language_of_files(tests)
+    return of_tests if of_tests in ENV_CLASSES else "python"
+
+
 def _language_of_files(files: Sequence[FileEntry]) -> str | None:
     counts = Counter(
         _EXTENSIONS[ext] for f in files if (ext := posixpath.splitext(f.path)[1].lower()) in _EXTENSIONS
@@ -753,173 +786,34 @@ def _language_of_files(files: Sequence[FileEntry]) -> str | None:
 # ----------------------------------------------------------------------------------------- Dockerfile
 
 
-@dataclass
-class _Docker:
-    image: str | None = None
-    workspace: dict[str, tuple[bytes, bool]] = field(default_factory=dict)
-    unresolved: list[str] = field(default_factory=list)
-    system_deps: list[str] = field(default_factory=list)
-    python_requirements: list[str] = field(default_factory=list)
-
-
-def logical_lines(text: str) -> list[str]:
-    """Dockerfile instructions with backslash continuations joined and comments dropped."""
-    lines: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if stripped.startswith("#") or (not stripped and not pending):
-            continue
-        if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
-            continue
-        lines.append(pending + stripped)
-        pending = ""
-    if pending.strip():
-        lines.append(pending.strip())
-    return lines
-
-
-def _parse_dockerfile(files: Mapping[str, tuple[bytes, bool]]) -> _Docker:
-    """Image, packages and the /app workspace from ``environment/Dockerfile`` (build context environment/)."""
-    docker = _Docker()
+def _parse_dockerfile(files: Mapping[str, tuple[bytes, bool]]) -> tuple[ImageSpec, str, list[str]]:
+    """The image ``environment/Dockerfile`` builds (build context ``environment/``), the workspace
+    directory, and the ``COPY``/``ADD`` lines that could not be resolved."""
     raw = files.get("environment/Dockerfile")
     if raw is None:
-        return docker
+        spec = ImageSpec()
+        return spec, workspace_dir(spec), []
     try:
         text = raw[0].decode("utf-8")
     except UnicodeDecodeError:
-        docker.unresolved.append("environment/Dockerfile is not UTF-8")
-        return docker
+        spec = ImageSpec()
+        return spec, workspace_dir(spec), ["environment/Dockerfile is not UTF-8"]
     context = {p[len("environment/") :]: v for p, v in files.items() if p.startswith("environment/")}
-    workdir: str | None = "/"
-    for line in logical_lines(text):
-        instruction, _, rest = line.partition(" ")
-        instruction = instruction.upper()
-        rest = rest.strip()
-        if instruction == "FROM":
-            words = [w for w in rest.split() if not w.startswith("--")]
-            docker.image = words[0] if words else None
-            workdir = "/"  # each stage starts from its image's workdir, assumed to be /
-        elif instruction == "WORKDIR":
-            target = rest.strip("\"'")
-            if workdir is None or "$" in target or not target:
-                workdir = None
-            else:
-                workdir = posixpath.normpath(posixpath.join(workdir, target))
-        elif instruction in ("COPY", "ADD"):
-            if not _apply_copy(instruction, rest, workdir, context, docker):
-                docker.unresolved.append(" ".join(line.split()))
-        elif instruction == "RUN":
-            _collect_packages(rest, docker)
-    return docker
+    spec = parse_dockerfile(text, context)
+    return spec, workspace_dir(spec), list(spec.unresolved)
 
 
-def _apply_copy(
-    instruction: str,
-    rest: str,
-    workdir: str | None,
-    context: Mapping[str, tuple[bytes, bool]],
-    docker: _Docker,
-) -> bool:
-    """Add what one COPY/ADD puts under /app to the workspace; False when it cannot be resolved."""
-    try:
-        args = json.loads(rest) if rest.startswith("[") else shlex.split(rest)
-    except (ValueError, json.JSONDecodeError):
-        return False
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return False
-    flags = [a for a in args if a.startswith("--")]
-    if any(f.startswith("--from") for f in flags):
-        return False
-    paths = [a for a in args if not a.startswith("--")]
-    if len(paths) < 2 or any("$" in p or p.startswith("<<") for p in paths):
-        return False
-    *sources, dest = paths
-    if instruction == "ADD" and any("://" in s or s.lower().endswith(_ARCHIVE_SUFFIXES) for s in sources):
-        return False  # ADD downloads URLs and unpacks local archives
-    if not dest.startswith("/"):
-        if workdir is None:
-            return False
-        dest_abs = posixpath.join(workdir, dest)
-    else:
-        dest_abs = dest
-    into_dir = dest.endswith("/") or len(sources) > 1
-    dest_abs = posixpath.normpath(dest_abs)
-
-    mapped: dict[str, str] = {}  # context path -> absolute destination
-    for src in sources:
-        src_norm = posixpath.normpath(src.lstrip("/")) if src.strip("/") else "."
-        if src_norm == ".." or src_norm.startswith("../"):
-            return False
-        matches = _match_source(src_norm, context)
-        if not matches:
-            return False
-        multiple = len(matches) > 1 or any(kind == "dir" for _, kind in matches)
-        for match, kind in matches:
-            if kind == "dir":
-                prefix = "" if match == "." else match + "/"
-                for path in context:
-                    if path.startswith(prefix):
-                        mapped[path] = posixpath.join(dest_abs, path[len(prefix) :])
-            elif into_dir or multiple:
-                mapped[match] = posixpath.join(dest_abs, posixpath.basename(match))
-            else:
-                mapped[match] = dest_abs
-    for path, target in mapped.items():
-        if target.startswith(_APP + "/"):
-            rel = target[len(_APP) + 1 :]
+def _workspace_files(spec: ImageSpec, app_dir: str) -> dict[str, tuple[bytes, bool]]:
+    """The files the image puts under ``app_dir``, relative to it (unsafe paths left out)."""
+    out: dict[str, tuple[bytes, bool]] = {}
+    prefix = app_dir.rstrip("/") + "/"
+    for target, entry in spec.files.items():
+        if target.startswith(prefix):
             try:
-                docker.workspace[check_relpath(rel)] = context[path]
+                out[check_relpath(target[len(prefix) :])] = entry
             except ValueError:
-                return False
-    return True
-
-
-def _match_source(src: str, context: Mapping[str, tuple[bytes, bool]]) -> list[tuple[str, str]]:
-    """What a COPY source names in the build context: ``(path, "file" | "dir")`` pairs."""
-    if src == ".":
-        return [(".", "dir")]
-    dirs = {"/".join(p.split("/")[:i]) for p in context for i in range(1, p.count("/") + 1)}
-    if any(ch in src for ch in "*?["):
-        pattern = src.split("/")
-        found: list[tuple[str, str]] = []
-        for candidate in sorted(set(context) | dirs):
-            parts = candidate.split("/")
-            if len(parts) == len(pattern) and all(
-                fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pattern, strict=True)
-            ):
-                found.append((candidate, "dir" if candidate in dirs else "file"))
-        return found
-    if src in context:
-        return [(src, "file")]
-    if src in dirs:
-        return [(src, "dir")]
-    return []
-
-
-def _collect_packages(command: str, docker: _Docker) -> None:
-    for match in _APT_INSTALL.finditer(command):
-        for word in match.group(1).split():
-            if not word.startswith("-") and word not in docker.system_deps:
-                docker.system_deps.append(word)
-    for match in _PIP_INSTALL.finditer(command):
-        try:
-            words = shlex.split(match.group(1))
-        except ValueError:
-            continue
-        skip = False
-        for word in words:
-            if skip:
-                skip = False
                 continue
-            if word in _PIP_OPTIONS_WITH_VALUE:
-                skip = True
-                continue
-            if word.startswith("-") or word.startswith((".", "/")):
-                continue
-            if word not in docker.python_requirements:
-                docker.python_requirements.append(word)
+    return out
 
 
 # -------------------------------------------------------------------------------------------- helpers

@@ -43,7 +43,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import DatasetError, EnvError, SandboxError
-from ..formats.harbor import logical_lines, task_from_files
+from ..formats._dockerfile import logical_lines
+from ..formats.harbor import task_from_files
 from ..task import FileEntry, Task, VerifierKind
 from .collect import Collector
 from .templates import (

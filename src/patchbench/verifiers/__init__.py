@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from .script import DockerPlan, Reward, plan_dockerfile, read_reward, verify_time_downloads
+from .image import Image, image_spec, prepare_image
+from .script import Reward, read_reward, verify_time_downloads
 
-__all__ = ["DockerPlan", "Reward", "plan_dockerfile", "read_reward", "verify_time_downloads"]
+__all__ = ["Image", "Reward", "image_spec", "prepare_image", "read_reward", "verify_time_downloads"]
