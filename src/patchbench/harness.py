@@ -30,8 +30,9 @@ from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
+from .screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
 from .task import FileEntry, Task, VerifierKind
-from .verdict import Durations, Status, Verdict
+from .verdict import Durations, Finding, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
     plan_dockerfile,
@@ -40,7 +41,7 @@ from .verifiers.script import (
     verify_time_downloads,
     write_shims,
 )
-from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests
+from .workspace import Baseline, ConfigPolicy, apply_candidate, guard_test_config, inject_tests, read_changed
 
 log = logging.getLogger("patchbench.harness")
 
@@ -98,6 +99,7 @@ def run(
     repos: Sequence[str | Path] = (),
     network: bool = True,
     defences: Defences | None = None,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
     _calibrating: bool = False,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
@@ -112,6 +114,8 @@ def run(
         repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
         network: whether the setup phase may use the network (clone a repository, install dependencies).
         defences: the defences against reward hacking (default: all on; see :class:`Defences`).
+        suspicious_policy: what the static screen's findings do (``report``: recorded in
+            ``Verdict.suspicious``; ``reject``: a resolved verdict with findings is unresolved).
 
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
@@ -124,7 +128,7 @@ def run(
 
     def finish(v: Verdict) -> Verdict:
         d = v.durations.model_copy(update={"total_s": time.monotonic() - t0})
-        return v.model_copy(update={"durations": d})
+        return enforce(v.model_copy(update={"durations": d}), suspicious_policy)
 
     try:
         # An unknown backend name is the caller's mistake (InputError propagates); an unusable one is infra.
@@ -199,6 +203,7 @@ def run(
             "apply_method": applied.method,
             "changed_files": tuple(sorted(applied.changed)),
             "config_files_blocked": tuple(blocked),
+            "suspicious": _screen(task, applied.changed, ws, baseline),
             "sandbox": sb.name,
             "env_key": env.key,
             "env_cache_hit": env.cache_hit,
@@ -458,6 +463,7 @@ def _run_script(
         "apply_method": applied.method,
         "changed_files": tuple(sorted(applied.changed)),
         "config_files_blocked": tuple(blocked),
+        "suspicious": _screen(task, applied.changed, app, image),
     }
     if blocked and config_policy is ConfigPolicy.REJECT:
         return Verdict(
@@ -535,6 +541,13 @@ def _run_script(
         status=Status.UNRESOLVED,
         reward=value,
         reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
+    )
+
+
+def _screen(task: Task, changed: set[str], root: Path, baseline: Baseline) -> tuple[Finding, ...]:
+    """The static screen's findings on what the candidate changed (see :mod:`patchbench.screen`)."""
+    return screen(
+        task, read_changed(changed, root, baseline, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS)
     )
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from .candidate import Candidate, CandidateKind
 from .errors import PatchError
+from .screen import ChangedFile
 from .task import FileEntry, Task, check_relpath
 
 if sys.version_info >= (3, 11):
@@ -112,6 +113,37 @@ class Baseline:
             for name in filenames:
                 out.add((Path(dirpath) / name).relative_to(self.tree).as_posix())
         return out
+
+
+def read_changed(
+    changed: Iterable[str], root: Path, baseline: Baseline, *, limit: int, extensions: Iterable[str]
+) -> list[ChangedFile]:
+    """The new (and original) text of the changed files the static screen parses, read safely.
+
+    The candidate wrote these files, so they are untrusted: a link, a FIFO or a device is never opened
+    (``O_NOFOLLOW``, non-blocking, regular files only) and at most ``limit`` bytes are read (the rest is
+    flagged as truncated). Deleted files and other extensions are skipped.
+    """
+    exts = tuple(extensions)
+    out: list[ChangedFile] = []
+    for rel in sorted(changed):
+        if not rel.lower().endswith(exts):
+            continue
+        try:
+            fd = os.open(root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue  # deleted, a link, or unreadable: nothing to screen
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            data = os.read(fd, limit + 1)
+        finally:
+            os.close(fd)
+        original = baseline.get(rel)
+        before = original.data().decode("utf-8", errors="replace") if original is not None else None
+        text = data[:limit].decode("utf-8", errors="replace")
+        out.append(ChangedFile(rel, text, before, truncated=len(data) > limit))
+    return out
 
 
 def materialise(files: Iterable[FileEntry], root: Path) -> None:
