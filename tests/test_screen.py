@@ -22,6 +22,8 @@ from patchbench.screen import (
     SCREENED_EXTENSIONS,
     ChangedFile,
     SuspiciousPolicy,
+    _query,
+    _rules_query,
     changed_lines,
     compile_rules,
     enforce,
@@ -318,6 +320,14 @@ def test_every_rule_row_has_a_trigger() -> None:
 
 def test_every_query_compiles_for_its_grammars() -> None:
     assert compile_rules() > len(RULES)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript", "typescript", "tsx", "go", "java", "rust"])
+def test_each_pattern_of_the_combined_query_belongs_to_its_rule(language: str) -> None:
+    """One query per language: its patterns map back to their rules by source offset, count for count."""
+    _query_all, owners = _rules_query(language)
+    for rule in (r for r in RULES if language in r.languages):
+        assert sum(o is rule for o in owners) == _query(language, rule.query).pattern_count
 
 
 def test_only_the_lines_the_candidate_changed_count() -> None:
