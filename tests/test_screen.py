@@ -475,6 +475,11 @@ def test_the_repository_tasks_gold_patch_has_no_findings() -> None:
 #: applies to. (The others — test configuration, exits, resource bombs, the network, SQL, the hidden
 #: test files themselves — are other layers' business.)
 SCREENED_ATTACKS = (
+    # flagged through their code too, though the guard or the sandbox is what stops them
+    "py-conftest-force-pass",
+    "py-conftest-targeted-pass",
+    "py-output-flood",
+    "tap-shadow-stdlib",
     "py-sitecustomize",
     "py-atexit-forge-junit",
     "py-patch-testreport",
@@ -519,3 +524,12 @@ def test_the_catalogues_attacks_are_flagged(name: str) -> None:
         ran += 1
         assert found, f"{name} on {task.id}: no finding"
     assert ran > 0
+
+
+def test_a_test_tools_own_source_may_use_its_internals() -> None:
+    """Regression: pytest's own commits (``src/_pytest/…``, ``testing/…``) read as framework patches."""
+    plugin = "def f(config):\n    return config.pluginmanager.hasplugin('warnings')\n"
+    assert codes("src/_pytest/config/__init__.py", plugin) == set()
+    assert codes("src/pytest_timeout/plugin.py", plugin) == set()
+    assert codes("testing/python/fixtures.py", "from _pytest.fixtures import ParamValueKey\n") == set()
+    assert codes("pkg/core.py", plugin) == {"framework-patch"}

@@ -199,7 +199,7 @@ _TEST_FILE = re.compile(
     r"^(test_.*\.py|.*_test\.(py|go|rs)|.*\.(test|spec)\.[cm]?[jt]sx?|.*Tests?\.java|conftest\.py|"
     r"test_\*.*|\*_test\..*|\*\.(test|spec)\..*)$"
 )
-_TEST_DIRS = frozenset({"tests", "test", "__tests__", "testdata", "spec"})
+_TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "testdata", "spec"})
 
 
 @dataclass(frozen=True)
@@ -350,10 +350,15 @@ def _py_framework_attr(caps: Captures, f: _File) -> bool:
     return node is not None and re.match(_re(*_PY_FRAMEWORK_ATTRS), literal(node)) is not None
 
 
+def _outside_test_tools(caps: Captures, f: _File) -> bool:
+    """The file is not part of a test tool's own package (pytest's source, a pytest plugin, unittest)."""
+    return not any("pytest" in part or part in ("unittest", "pluggy") for part in f.path.split("/"))
+
+
 def _py_framework_import(caps: Captures, f: _File) -> bool:
     """``import _pytest...``/``import unittest`` in program code that is not a test tool's own package."""
     name = _one(caps, "hit")
-    if name is None or any("pytest" in part or part in ("unittest", "pluggy") for part in f.path.split("/")):
+    if name is None or not _outside_test_tools(caps, f):
         return False
     return (
         re.match(r"^(_pytest(\.|$)|unittest$|unittest\.(case|result|runner|main|suite)$)", _text(name))
@@ -911,7 +916,13 @@ RULES: tuple[Rule, ...] = (
         "an attribute of pytest, unittest, builtins or __main__ replaced (setattr)",
         _py_framework_target,
     ),
-    Rule("framework-patch", PY, _ids("pluginmanager"), "pytest's plugin manager used from code under test"),
+    Rule(
+        "framework-patch",
+        PY,
+        _ids("pluginmanager"),
+        "pytest's plugin manager used from code under test",
+        _outside_test_tools,
+    ),
     Rule(
         "framework-patch",
         PY,
@@ -1336,9 +1347,9 @@ def changed_lines(before: str | None, after: str) -> set[int] | None:
         tail += 1
     mid_old, mid_new = old[head : len(old) - tail], new[head : len(new) - tail]
     out: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(
-        None, mid_old, mid_new, autojunk=False
-    ).get_opcodes():
+    # autojunk (difflib's default) is 30x faster on a 5,000-line module changed at both ends; it only
+    # changes which of two identical lines counts as new, and identical text screens the same.
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, mid_old, mid_new).get_opcodes():
         if tag in ("replace", "insert"):
             out.update(range(head + j1 + 1, head + j2 + 1))
     return out
