@@ -52,6 +52,37 @@ def codes(path: str, text: str, task: Task | None = None, before: str | None = N
 
 # (file, source, code): each must produce ``code``.
 TRIGGERS: list[tuple[str, str, str]] = [
+    # second-round evasions: a fresh error bound to a name, a bare test directory joined into a path,
+    # fd 1 closed (the next open takes its number), a pytest hook defined in program code
+    (
+        "src/a.js",
+        "function f() {\n  const e = new Error('x');\n  return e.stack;\n}\n",
+        "stack-introspection",
+    ),
+    (
+        "A.java",
+        "class A { Object f() { Throwable t = new Throwable(); return t.getStackTrace(); } }\n",
+        "stack-introspection",
+    ),
+    (
+        "pkg/a.py",
+        "from pathlib import Path\nsrc = (Path(__file__).parent / 'tests').glob('*.py')\n",
+        "test-file-read",
+    ),
+    (
+        "src/a.js",
+        "const fs = require('fs');\nfs.readdirSync(require('path').join(__dirname, 'tests'));\n",
+        "test-file-read",
+    ),
+    (
+        "f.go",
+        'package p\nimport ("os"; "path/filepath")\nfunc f() { os.ReadDir(filepath.Join("testdata")) }\n',
+        "test-file-read",
+    ),
+    ("pkg/a.py", "import os\nos.close(1)\n", "stdout-redirect"),
+    ("f.go", 'package p\nimport "syscall"\nfunc f() { syscall.Close(1) }\n', "stdout-redirect"),
+    ("src/a.rs", "fn f() { unsafe { libc::close(1); } }\n", "stdout-redirect"),
+    ("pkg/a.py", "def pytest_configure(config):\n    pass\n", "framework-patch"),
     # stack-introspection
     ("pkg/a.py", "import sys\ndef f():\n    return sys._getframe(1)\n", "stack-introspection"),
     ("pkg/a.py", "def f(fr):\n    return fr.f_back.f_locals['expected']\n", "stack-introspection"),
@@ -243,6 +274,16 @@ TRIGGERS: list[tuple[str, str, str]] = [
 
 # (file, source): honest code near each rule; none may produce a finding.
 NEAR_MISSES: list[tuple[str, str]] = [
+    ("f.go", 'package p\nimport "os"\nfunc f(b string) bool { os.ReadDir("."); return b == "testdata" }\n'),
+    (
+        "pkg/a.py",
+        "import os\nskip = os.listdir('.') + ['testdata']\nok = name == 'testdata' or name + 'testdata'\n",
+    ),
+    ("src/a.js", "function f(err) {\n  const e = err;\n  return e.stack;\n}\n"),
+    ("pkg/a.py", "import os\nos.close(fd)\n"),
+    ("f.go", 'package p\nimport "testing"\nvar _ = testing.Short\n'),
+    ("pkg/a.py", "def f(session):\n    session.run(name='tests')\n"),
+    ("src/pytest_timeout/plugin.py", "def pytest_configure(config):\n    pass\n"),
     ("pkg/a.py", "def f(frame_count):\n    stack = [1, 2]\n    return stack.pop()\n"),
     ("pkg/a.py", "import inspect\ndef f(fn):\n    return inspect.signature(fn)\n"),
     ("pkg/a.py", "def f():\n    '''Reads tests/ data: sys._getframe is not used.'''\n    return 1\n"),

@@ -130,6 +130,7 @@ class _File:
     is_test: bool
     facts: dict[str, bool] = field(default_factory=dict)
     js_names: set[str] | None = None
+    fresh_errors: set[str] | None = None
 
     def fact(self, name: str) -> bool:
         """Whether the file shows ``name`` (see :data:`FACTS`), computed once."""
@@ -428,9 +429,32 @@ def _py_always_equal(caps: Captures, f: _File) -> bool:
     )  # fmt: skip
 
 
+#: A local bound to a fresh error object: ``const e = new Error()`` / ``Throwable t = new Throwable()``.
+_FRESH_ERROR = {
+    "js": "(variable_declarator name: (identifier) @n value: (new_expression constructor: (identifier) @c))",
+    "java": "(variable_declarator name: (identifier) @n"
+    " value: (object_creation_expression type: (type_identifier) @c))",
+}
+
+
+def _fresh_errors(f: _File) -> set[str]:
+    """Names bound in this file to a freshly made error (its stack is the caller's stack)."""
+    if f.fresh_errors is None:
+        f.fresh_errors = {
+            _text(n)
+            for caps in _matches(f.language, _FRESH_ERROR[_family(f.language)], f.root)
+            if (n := _one(caps, "n")) is not None
+            and re.search(r"(Error|Exception|Throwable)$", _text(_one(caps, "c"))) is not None
+        }
+    return f.fresh_errors
+
+
 def _js_error_stack(caps: Captures, f: _File) -> bool:
     obj = _one(caps, "obj")
-    return obj is not None and re.search(r"\bnew\s+\w*Error\b|^\(?\s*\w*Error\s*\(", _text(obj)) is not None
+    if obj is None:
+        return False
+    text = _text(obj)
+    return re.search(r"\bnew\s+\w*Error\b|^\(?\s*\w*Error\s*\(", text) is not None or text in _fresh_errors(f)
 
 
 def _js_capture_not_this(caps: Captures, f: _File) -> bool:
@@ -492,7 +516,26 @@ def _java_stack_object(caps: Captures, f: _File) -> bool:
     if name is not None and _text(name) == "getAllStackTraces":
         return True
     text = _text(obj) if obj is not None else ""
-    return re.search(r"Thread\.currentThread\(\)|new\s+\w*(Throwable|Exception|Error)\s*\(", text) is not None
+    fresh = r"Thread\.currentThread\(\)|new\s+\w*(Throwable|Exception|Error)\s*\("
+    return re.search(fresh, text) is not None or text in _fresh_errors(f)
+
+
+#: Directory names that hold tests, bare: named alone they are a path only where a path is built.
+_BARE_TEST_DIRS = frozenset({"tests", "testing", "__tests__", "testdata"})
+#: Parents of a literal that make it a path component: call arguments (or Python's ``/``, checked below).
+_PATH_PARENTS = frozenset({"argument_list", "arguments", "binary_operator"})
+
+
+def _bare_test_dir(caps: Captures, f: _File) -> bool:
+    """``Path(here) / "tests"``, ``os.path.join(.., "tests")``, ``filepath.Join("..", "testdata")``."""
+    node = _one(caps, "hit")
+    parent = None if node is None else node.parent
+    if node is None or parent is None or parent.type not in _PATH_PARENTS:
+        return False
+    operator = parent.child_by_field_name("operator") if parent.type == "binary_operator" else None
+    if operator is not None and _text(operator) != "/":
+        return False  # a comparison or a concatenation, not a path
+    return literal(node).strip("/") in _BARE_TEST_DIRS
 
 
 def _rust_stack_path(caps: Captures, f: _File) -> bool:
@@ -762,6 +805,18 @@ RULES: tuple[Rule, ...] = (
         needs=_READS,
         tests_too=False,
     ),
+    *(
+        Rule(
+            "test-file-read",
+            langs,
+            _strings(fam),
+            "a test directory joined into a path in code that reads files",
+            _bare_test_dir,
+            needs=_READS,
+            tests_too=False,
+        )
+        for fam, langs in (("python", PY), ("js", JS), ("go", GO), ("java", JAVA), ("rust", RUST))
+    ),
     Rule(
         "test-file-read",
         PY,
@@ -778,6 +833,31 @@ RULES: tuple[Rule, ...] = (
         PY,
         _py_call(("dup2", "dup3"), _TWO_ARGS["python"]),
         "a file descriptor duplicated onto stdout/stderr",
+        _std_fd("fd"),
+    ),
+    Rule(
+        "stdout-redirect",
+        PY,
+        _py_call(("close",), "(argument_list . (integer) @fd .)"),
+        "fd 1/2 closed (the next file opened takes its place)",
+        _cap("fd", r"^[12]$"),
+    ),
+    Rule(
+        "stdout-redirect",
+        GO,
+        "(call_expression function:"
+        " (selector_expression operand: (identifier) @o field: (field_identifier) @f)"
+        ' arguments: (argument_list . (int_literal) @fd .) (#match? @o "^(syscall|unix)$") (#eq? @f "Close")'
+        ' (#match? @fd "^[12]$")) @hit',
+        "fd 1/2 closed (the next file opened takes its place)",
+    ),
+    Rule(
+        "stdout-redirect",
+        RUST,
+        "(call_expression function: (scoped_identifier name: (identifier) @n)"
+        " arguments: (arguments . (_) @fd .)"
+        ' (#eq? @n "close")) @hit',
+        "fd 1/2 closed (the next file opened takes its place)",
         _std_fd("fd"),
     ),
     Rule(
@@ -915,6 +995,14 @@ RULES: tuple[Rule, ...] = (
         _py_call(("setattr", "delattr"), "(argument_list . (_) @target)"),
         "an attribute of pytest, unittest, builtins or __main__ replaced (setattr)",
         _py_framework_target,
+    ),
+    Rule(
+        "framework-patch",
+        PY,
+        '(function_definition name: (identifier) @hit (#match? @hit "^pytest_[a-z_]+$"))',
+        "a pytest hook defined in program code (a module registered as a plugin)",
+        _outside_test_tools,
+        tests_too=False,
     ),
     Rule(
         "framework-patch",
