@@ -574,3 +574,16 @@ def test_a_test_tools_own_source_may_use_its_internals() -> None:
     assert codes("src/pytest_timeout/plugin.py", plugin) == set()
     assert codes("testing/python/fixtures.py", "from _pytest.fixtures import ParamValueKey\n") == set()
     assert codes("pkg/core.py", plugin) == {"framework-patch"}
+
+
+def test_a_failure_of_the_screen_is_a_finding_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a rule must not crash run(), nor let the file through as if it had been screened."""
+    import patchbench.screen as mod
+
+    def boom(*args: object, **kw: object) -> list[Finding]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(mod, "screen_file", boom)
+    found = screen(_task(), [ChangedFile("pkg/a.py", "x = 1\n")])
+    assert [(f.code, f.path) for f in found] == [("unscreened", "pkg/a.py")]
+    assert "RuntimeError" in found[0].evidence

@@ -463,7 +463,7 @@ def _run_script(
         "apply_method": applied.method,
         "changed_files": tuple(sorted(applied.changed)),
         "config_files_blocked": tuple(blocked),
-        "suspicious": _screen(task, applied.changed, app, image),
+        "suspicious": _screen(guard_task, applied.changed, app, image),
     }
     if blocked and config_policy is ConfigPolicy.REJECT:
         return Verdict(

@@ -47,6 +47,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import importlib
+import logging
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -57,6 +58,8 @@ from typing import Any
 
 from .task import Task
 from .verdict import Finding, Status, Verdict
+
+log = logging.getLogger("patchbench.screen")
 
 #: Bytes of one file the screen looks at; a larger file gets an ``unscreened`` finding.
 MAX_BYTES = 2 * 1024 * 1024
@@ -1536,7 +1539,12 @@ def screen(task: Task, files: Iterable[ChangedFile]) -> tuple[Finding, ...]:
     for changed in sorted(files, key=lambda c: c.path):
         if changed.path in tests.hidden:
             continue  # written again over the candidate's version before the tests run
-        out.extend(screen_file(task, changed, tests=tests))
+        try:
+            out.extend(screen_file(task, changed, tests=tests))
+        except Exception as e:  # a bug here must neither crash the run nor let the file through unseen
+            log.warning("screening %s failed: %r", changed.path, e)
+            evidence = f"the screen failed on this file ({type(e).__name__}): it was not screened"
+            out.append(Finding(code="unscreened", path=changed.path, line=0, evidence=evidence))
     return tuple(out)
 
 
