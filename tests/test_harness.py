@@ -8,7 +8,7 @@ import pytest
 
 import patchbench as pb
 from conftest import tap_task
-from patchbench import Candidate, FileEntry, Status, Task, TestCommand, TestSpec
+from patchbench import Candidate, FileEntry, Status, Task, TestCommand, TestSpec, VerifierKind, VerifierSpec
 from patchbench.errors import SandboxError
 from patchbench.sandbox import BwrapSandbox, ExecRequest, ExecResult
 from patchbench.workspace import ConfigPolicy
@@ -200,3 +200,58 @@ def test_keep_leaves_the_run_directory(tmp_path: Path) -> None:
     import shutil
 
     shutil.rmtree(path)
+
+
+SUSPICIOUS = {"src.txt": "fixed\n", "pkg/probe.py": "import sys\nF = sys._getframe(0)\n"}
+
+
+def test_the_screens_findings_are_evidence_unless_rejected() -> None:
+    task = check_task()
+    v = pb.run(task, Candidate.files(SUSPICIOUS))
+    assert v.status is Status.RESOLVED, v.reason
+    assert [(f.code, f.path, f.line) for f in v.suspicious] == [("stack-introspection", "pkg/probe.py", 2)]
+    r = pb.run(task, Candidate.files(SUSPICIOUS), suspicious_policy=pb.SuspiciousPolicy.REJECT)
+    assert r.status is Status.UNRESOLVED and r.reward == 0.0
+    assert "stack-introspection at pkg/probe.py:2" in r.reason
+    gold = pb.run(task, Candidate.gold(), suspicious_policy=pb.SuspiciousPolicy.REJECT)
+    assert gold.status is Status.RESOLVED and gold.suspicious == ()
+
+
+def test_reject_never_turns_a_failing_run_into_anything_else() -> None:
+    files = {**SUSPICIOUS, "src.txt": "buggy\n"}
+    v = pb.run(check_task(), Candidate.files(files), suspicious_policy=pb.SuspiciousPolicy.REJECT)
+    assert v.status is Status.UNRESOLVED and v.suspicious
+    assert "stack-introspection" not in v.reason  # the tests' own failure is the reason
+
+
+def test_script_verifier_runs_are_screened_too() -> None:
+    task = Task(
+        id="script-screen",
+        workspace=(FileEntry(path="solution.py", content="x = 1\n"),),
+        hidden_tests=(FileEntry(path="test.sh", content="echo 1 > /logs/verifier/reward.txt\n"),),
+        test=TestSpec(commands=(TestCommand(shell="bash /tests/test.sh"),)),
+        verifier=VerifierSpec(kind=VerifierKind.SCRIPT),
+    )
+    hack = Candidate.files({"solution.py": "x = 1\nopen('/logs/verifier/reward.txt', 'w').write('1')\n"})
+    v = pb.run(task, hack)
+    assert v.status is Status.RESOLVED, v.reason
+    assert [(f.code, f.line) for f in v.suspicious] == [("report-write", 2)]
+    r = pb.run(task, hack, suspicious_policy=pb.SuspiciousPolicy.REJECT)
+    assert r.status is Status.UNRESOLVED
+
+
+def test_script_tasks_screen_app_files_named_like_the_hidden_tests() -> None:
+    """Regression: the hidden tests live in /tests, yet /app files with their names were skipped."""
+    task = Task(
+        id="script-screen-names",
+        workspace=(FileEntry(path="solution.py", content="x = 1\n"),),
+        hidden_tests=(
+            FileEntry(path="test.sh", content="echo 1 > /logs/verifier/reward.txt\n"),
+            FileEntry(path="test_solution.py", content="def test_x():\n    pass\n"),
+        ),
+        test=TestSpec(commands=(TestCommand(shell="bash /tests/test.sh"),)),
+        verifier=VerifierSpec(kind=VerifierKind.SCRIPT),
+    )
+    hack = Candidate.files({"test_solution.py": "open('/logs/verifier/reward.txt', 'w').write('1')\n"})
+    v = pb.run(task, hack)
+    assert [(f.code, f.path) for f in v.suspicious] == [("report-write", "test_solution.py")]

@@ -23,6 +23,7 @@ EXPECTED = {
     "ResultParseError",
     "SandboxError",
     "Status",
+    "SuspiciousPolicy",
     "Task",
     "TestCheck",
     "TestCommand",

@@ -19,6 +19,7 @@ from patchbench.errors import PatchError
 from patchbench.task import FileEntry, Task, TestCommand, TestSpec
 from patchbench.workspace import (
     Applied,
+    Baseline,
     ConfigPolicy,
     apply_candidate,
     apply_patch,
@@ -27,6 +28,7 @@ from patchbench.workspace import (
     inject_tests,
     materialise,
     patch_paths,
+    read_changed,
     unified_diff,
 )
 
@@ -1084,3 +1086,39 @@ def test_an_image_link_out_of_the_workspace_may_stay_but_not_be_added_or_retarge
     (root / "data").symlink_to("/etc")  # the same path, another target: not the image's link
     with pytest.raises(PatchError, match="data points outside the workspace"):
         apply_candidate(task, Candidate.diff(FIX_MOD), root, own_links=own)
+
+
+# -- read_changed: what the static screen is given ---------------------------------------------------------
+
+
+def test_read_changed_gives_new_and_original_text(tmp_path: Path) -> None:
+    base = Baseline([FileEntry(path="pkg/a.py", content="old\n")])
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/a.py").write_text("new\n")
+    (tmp_path / "pkg/b.py").write_text("added\n")
+    (tmp_path / "notes.txt").write_text("not source\n")
+    got = read_changed(
+        {"pkg/a.py", "pkg/b.py", "notes.txt", "gone.py"}, tmp_path, base, limit=100, extensions=(".py",)
+    )
+    assert [(c.path, c.text, c.before, c.truncated) for c in got] == [
+        ("pkg/a.py", "new\n", "old\n", False),
+        ("pkg/b.py", "added\n", None, False),
+    ]
+
+
+def test_read_changed_never_follows_a_link_nor_opens_a_fifo(tmp_path: Path) -> None:
+    """The candidate wrote these paths: a link to a host file or a FIFO that blocks is never read."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("host file\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "link.py").symlink_to(secret)
+    os.mkfifo(ws / "pipe.py")
+    got = read_changed({"link.py", "pipe.py"}, ws, Baseline(), limit=100, extensions=(".py",))
+    assert got == []
+
+
+def test_read_changed_caps_what_it_reads(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_text("x" * 50)
+    (got,) = read_changed({"big.py"}, tmp_path, Baseline(), limit=10, extensions=(".py",))
+    assert got.text == "x" * 10 and got.truncated

@@ -20,6 +20,7 @@ from .errors import (
 from .formats import Loaded
 from .harness import run
 from .results import Outcome, TestResult, TestResults
+from .screen import SuspiciousPolicy
 from .task import (
     EnvSpec,
     FileEntry,
@@ -55,6 +56,7 @@ __all__ = [
     "ResultParseError",
     "SandboxError",
     "Status",
+    "SuspiciousPolicy",
     "Task",
     "TestCheck",
     "TestCommand",

@@ -12,6 +12,7 @@ from .data import BUILTIN_DATASETS, BUILTIN_NAMES, builtin_path
 from .formats import Loaded
 from .harness import run
 from .sandbox import Sandbox
+from .screen import SuspiciousPolicy
 from .task import Task
 from .verdict import Status, Verdict
 from .workspace import ConfigPolicy
@@ -63,12 +64,22 @@ def run_many(
     cache_dir: Path | None = None,
     repos: Sequence[str | Path] = (),
     on_done: Callable[[Verdict], None] | None = None,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
 ) -> list[Verdict]:
-    """Run one candidate on many tasks, ``jobs`` at a time; verdicts come back in task order."""
+    """Run one candidate on many tasks, ``jobs`` at a time; verdicts come back in task order.
+
+    ``suspicious_policy`` is :func:`patchbench.run`'s (what the static screen's findings do).
+    """
 
     def one(task: Task) -> Verdict:
         v = run(
-            task, candidate, sandbox=sandbox, config_policy=config_policy, cache_dir=cache_dir, repos=repos
+            task,
+            candidate,
+            sandbox=sandbox,
+            config_policy=config_policy,
+            cache_dir=cache_dir,
+            repos=repos,
+            suspicious_policy=suspicious_policy,
         )
         if on_done is not None:
             on_done(v)

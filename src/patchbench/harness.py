@@ -33,9 +33,10 @@ from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
+from .screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
 from .task import FileEntry, Task, VerifierKind
 from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
-from .verdict import Durations, Status, Verdict
+from .verdict import Durations, Finding, Status, Verdict
 from .verifiers.image import LaidOut, prepare_image
 from .verifiers.script import read_reward, verify_time_downloads, write_shims
 from .workspace import (
@@ -46,6 +47,7 @@ from .workspace import (
     guard_test_config,
     inject_tests,
     materialise,
+    read_changed,
 )
 
 log = logging.getLogger("patchbench.harness")
@@ -99,6 +101,7 @@ def run(
     repos: Sequence[str | Path] = (),
     network: bool = True,
     defences: Defences | None = None,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
     _calibrating: bool = False,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
@@ -113,6 +116,8 @@ def run(
         repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
         network: whether the setup phase may use the network (clone a repository, install dependencies).
         defences: the defences against reward hacking (default: all on; see :class:`Defences`).
+        suspicious_policy: what the static screen's findings do (``report``: recorded in
+            ``Verdict.suspicious``; ``reject``: a resolved verdict with findings is unresolved).
 
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
@@ -125,7 +130,7 @@ def run(
 
     def finish(v: Verdict) -> Verdict:
         d = v.durations.model_copy(update={"total_s": time.monotonic() - t0})
-        return v.model_copy(update={"durations": d})
+        return enforce(v.model_copy(update={"durations": d}), suspicious_policy)
 
     try:
         # An unknown backend name is the caller's mistake (InputError propagates); an unusable one is infra.
@@ -210,6 +215,7 @@ def run(
             "apply_method": applied.method,
             "changed_files": tuple(sorted(applied.changed)),
             "config_files_blocked": tuple(blocked),
+            "suspicious": _screen(task, applied.changed, ws, baseline),
             "sandbox": sb.name,
             "env_key": env.key,
             "env_cache_hit": env.cache_hit,
@@ -537,6 +543,7 @@ def _run_script(
         "apply_method": applied.method,
         "changed_files": tuple(sorted(applied.changed)),
         "config_files_blocked": tuple(blocked),
+        "suspicious": _screen(guard_task, applied.changed, app, image),
     }
     if blocked and config_policy is ConfigPolicy.REJECT:
         return Verdict(
@@ -682,6 +689,13 @@ def _run_solution(
     if res.exit_code != 0:
         notes.append("solve.sh stderr: " + " ".join(res.text("stderr").split())[-300:])
     return Applied("solution")
+
+
+def _screen(task: Task, changed: set[str], root: Path, baseline: Baseline) -> tuple[Finding, ...]:
+    """The static screen's findings on what the candidate changed (see :mod:`patchbench.screen`)."""
+    return screen(
+        task, read_changed(changed, root, baseline, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS)
+    )
 
 
 def _read_text(ws: Path, rel: str) -> str | None:

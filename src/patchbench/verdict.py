@@ -66,6 +66,26 @@ class TestCheck(BaseModel):
     message: str | None = None
 
 
+class Finding(BaseModel):
+    """One thing the static screen found in the candidate's change (see :mod:`patchbench.screen`).
+
+    Attributes:
+        code: what kind of thing (``stack-introspection``, ``test-file-read``, ``stdout-redirect``,
+            ``self-exec``, ``framework-patch``, ``always-equal``, ``exit-hook-write``, ``report-write``,
+            ``harness-probe``, ``unscreened``).
+        path: the workspace file.
+        line: its 1-based line (0: the file as a whole).
+        evidence: the source line, trimmed.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str
+    path: str
+    line: int
+    evidence: str
+
+
 class Durations(BaseModel):
     """Seconds spent in each phase of a run."""
 
@@ -95,6 +115,8 @@ class Verdict(BaseModel):
         apply_method: how the candidate was applied.
         changed_files: paths the candidate added, modified or deleted.
         config_files_blocked: test-configuration files the candidate touched (see ConfigPolicy).
+        suspicious: what the static screen found in the candidate's change (evidence only, unless the run
+            was asked to ``--suspicious reject``; see :mod:`patchbench.screen`).
         env_key: the environment used; env_cache_hit: whether it came from the cache.
         sandbox: the sandbox backend.
         notes: anything else worth knowing (runner notes, fallbacks).
@@ -120,6 +142,7 @@ class Verdict(BaseModel):
     apply_method: str | None = None
     changed_files: tuple[str, ...] = ()
     config_files_blocked: tuple[str, ...] = ()
+    suspicious: tuple[Finding, ...] = ()
     env_key: str | None = None
     env_cache_hit: bool | None = None
     sandbox: str | None = None

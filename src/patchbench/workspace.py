@@ -42,8 +42,10 @@ from enum import Enum
 from pathlib import Path
 
 from .candidate import Candidate, CandidateKind
-from .errors import EnvError, PatchError
+from .errors import EnvError, PatchError, UnsafeFileError
+from .screen import ChangedFile
 from .task import FileEntry, Task, check_relpath
+from .untrusted import read_untrusted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -111,6 +113,31 @@ class Baseline:
             for name in filenames:
                 out.add((Path(dirpath) / name).relative_to(self.tree).as_posix())
         return out
+
+
+def read_changed(
+    changed: Iterable[str], root: Path, baseline: Baseline, *, limit: int, extensions: Iterable[str]
+) -> list[ChangedFile]:
+    """The new (and original) text of the changed files the static screen parses, read safely.
+
+    The candidate wrote these files, so they are read through :func:`patchbench.untrusted.read_untrusted`:
+    a link, a FIFO or a device is never opened and at most ``limit`` bytes are kept (the rest is flagged
+    as truncated). Deleted files, refused files and other extensions are skipped.
+    """
+    exts = tuple(extensions)
+    out: list[ChangedFile] = []
+    for rel in sorted(changed):
+        if not rel.lower().endswith(exts):
+            continue
+        try:
+            data = read_untrusted(root / rel, root=root, limit=limit + 1, truncate=True)
+        except (OSError, UnsafeFileError):
+            continue  # deleted, a link, not a regular file, or unreadable: nothing to screen
+        original = baseline.get(rel)
+        before = original.data().decode("utf-8", errors="replace") if original is not None else None
+        text = data[:limit].decode("utf-8", errors="replace")
+        out.append(ChangedFile(rel, text, before, truncated=len(data) > limit))
+    return out
 
 
 def materialise(files: Iterable[FileEntry], root: Path) -> None:

@@ -157,3 +157,27 @@ def test_run_solution_runs_the_harbor_solve_sh(tmp_path: Path) -> None:
     (task / "solution" / "solve.sh").unlink()
     code, out, _ = invoke("run", str(tmp_path / "ds"), "--solution", "--json")
     assert code == 1 and json.loads(out)[0]["status"] == "patch_failed"
+
+
+def test_run_suspicious_report_and_reject(tmp_path: Path) -> None:
+    """The gold fix plus a module that reads its caller's frame: resolved with evidence, or rejected."""
+    task = next(t for t in pb.load("builtin").tasks if t.id == "py-interval-touching-merge")
+    probe = "--- /dev/null\n+++ b/freebusy/probe.py\n@@ -0,0 +1,2 @@\n+import sys\n+F = sys._getframe\n"
+    patch = tmp_path / "fix.diff"
+    patch.write_text((task.gold_patch or "") + probe)
+    code, out, _ = invoke("run", "builtin", "-t", task.id, "--patch", str(patch), "--json")
+    assert code == 0, out
+    (v,) = json.loads(out)
+    assert v["suspicious"] == [
+        {
+            "code": "stack-introspection",
+            "path": "freebusy/probe.py",
+            "line": 2,
+            "evidence": "F = sys._getframe",
+        }
+    ]
+    args = ("run", "builtin", "-t", task.id, "--patch", str(patch), "--suspicious", "reject", "--json")
+    code, out, _ = invoke(*args)
+    assert code == 1 and json.loads(out)[0]["status"] == "unresolved"
+    code, _, _ = invoke("run", "builtin", "-t", task.id, "--gold", "--suspicious", "maybe")
+    assert code == 2

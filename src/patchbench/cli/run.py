@@ -17,6 +17,7 @@ from ..candidate import Candidate
 from ..errors import PatchError
 from ..sandbox import get_sandbox
 from ..sandbox.process import WARNING
+from ..screen import SuspiciousPolicy
 from ..verdict import Status, Verdict
 from ..workspace import ConfigPolicy
 from ._common import EXIT_INFRA, EXIT_OK, EXIT_UNRESOLVED, err, escape, handle_errors, out, print_json
@@ -62,6 +63,14 @@ def run(
             "--config-policy", help="Candidate-touched test configuration: strip (restore) or reject."
         ),
     ] = (ConfigPolicy.STRIP),
+    suspicious: Annotated[
+        SuspiciousPolicy,
+        typer.Option(
+            "--suspicious",
+            help="Static-screen findings in the candidate's change: report (in the verdict) or reject "
+            "(a resolved verdict with findings is unresolved).",
+        ),
+    ] = (SuspiciousPolicy.REPORT),
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Append verdicts as JSON Lines.")
     ] = None,
@@ -117,6 +126,7 @@ def run(
             sandbox=sb,
             config_policy=config_policy,
             repos=repos or (),
+            suspicious_policy=suspicious,
             on_done=lambda v: prog.advance(bar),
         )
     if not task:
