@@ -116,6 +116,7 @@ def run(
                 jobs=jobs,
                 sandbox=sb,
                 config_policy=config_policy,
+                repos=repos or (),
                 on_done=lambda v: prog.advance(bar),
             )
     if not task:
