@@ -53,6 +53,8 @@ class Prepared:
             workspace (e.g. ``node_modules`` from the cache).
         prelude: trusted shell lines run inside the sandbox before each test command (e.g. seeding a
             writable build cache under /tmp from the read-only environment).
+        setup_env: variables a repository task's ``env_setup_cmds`` get over ``env`` (they run online and
+            may write the environment: package managers pointed at its caches, not at offline mode).
     """
 
     key: str
@@ -65,6 +67,7 @@ class Prepared:
     notes: tuple[str, ...] = ()
     workspace_mounts: tuple[tuple[str, Path], ...] = ()
     prelude: tuple[str, ...] = ()
+    setup_env: dict[str, str] = field(default_factory=dict)
 
 
 class Env(ABC):
@@ -75,6 +78,9 @@ class Env(ABC):
 
     def __init__(self, cache_dir: Path | None = None) -> None:
         self.cache_dir = cache_dir or default_cache_dir()
+        #: The run's local repository directories (``--repos``), for environments that read a
+        #: repository task's checkout while they build (Rust pre-builds its dependencies there).
+        self.repos: tuple[str | Path, ...] = ()
 
     @abstractmethod
     def describe(self, task: Task) -> dict[str, Any]:
@@ -157,6 +163,7 @@ class Env(ABC):
             notes=prepared.notes,
             workspace_mounts=prepared.workspace_mounts,
             prelude=prepared.prelude,
+            setup_env=prepared.setup_env,
         )
 
 
