@@ -416,7 +416,7 @@ def prepare_tree(
         binds = [Bind(tree, "/workspace", writable=True), Bind(env.root, str(env.root), writable=True)]
         binds += [Bind(p, str(p)) for p in env.ro_paths if p != env.root]
         path = ":".join([*env.path, "/usr/local/bin:/usr/bin:/bin"])
-        script = "set -e\n" + "\n".join(cmds)
+        script = "set -e\n" + "\n".join([*cmds, *env.setup_after])
         req = ExecRequest(
             argv=["bash", "-c", script],
             cwd="/workspace",

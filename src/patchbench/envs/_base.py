@@ -55,6 +55,8 @@ class Prepared:
             writable build cache under /tmp from the read-only environment).
         setup_env: variables a repository task's ``env_setup_cmds`` get over ``env`` (they run online and
             may write the environment: package managers pointed at its caches, not at offline mode).
+        setup_after: trusted shell lines run after a repository task's ``env_setup_cmds``, in the same
+            setup (e.g. warming a build cache); they must not fail the setup.
     """
 
     key: str
@@ -68,6 +70,7 @@ class Prepared:
     workspace_mounts: tuple[tuple[str, Path], ...] = ()
     prelude: tuple[str, ...] = ()
     setup_env: dict[str, str] = field(default_factory=dict)
+    setup_after: tuple[str, ...] = ()
 
 
 class Env(ABC):
@@ -164,6 +167,7 @@ class Env(ABC):
             workspace_mounts=prepared.workspace_mounts,
             prelude=prepared.prelude,
             setup_env=prepared.setup_env,
+            setup_after=prepared.setup_after,
         )
 
 

@@ -367,6 +367,12 @@ class GoEnv(Env):
                 "GOSUMDB": os.environ.get("GOSUMDB") or "sum.golang.org",
                 "GOCACHE": str(cache),
             }
+        # Warm the build cache on the checkout, as ``build`` does for file tasks: test binaries are linked,
+        # never run (no repository code runs as root); a failure is not the setup's.
+        warm = " ".join(
+            shlex.quote(a) for a in ["go", "test", "-exec=/bin/true", "-count=1", *warm_args(task)]
+        )
+        setup_after = (f"{warm} >/dev/null 2>&1 || true",) if setup_env else ()
         return Prepared(
             key=root.name,
             root=root,
@@ -376,6 +382,7 @@ class GoEnv(Env):
             notes=tuple(notes),
             prelude=prelude,
             setup_env=setup_env,
+            setup_after=setup_after,
         )
 
 
