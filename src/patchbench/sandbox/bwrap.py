@@ -194,8 +194,9 @@ class BwrapSandbox(Sandbox):
             if b.writable and b.give and self._root and not req.as_root:
                 _chown_tree(b.src, uid)
         status_r, status_w = os.pipe()
-        files = _identity_files(req, uid, root=self._root)
+        files: dict[str, int] = {}
         try:
+            files = _identity_files(req, uid, root=self._root)
             argv = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg, files=files)
             if groups:
                 enter = "; ".join(f'echo $$ > "{g}/cgroup.procs"' for g in groups)
@@ -346,7 +347,9 @@ def _memfd(name: str, data: bytes) -> int:
     """A memory file holding ``data``, positioned at its start (bwrap reads it to the end)."""
     fd = os.memfd_create(name, 0)
     try:
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
         os.lseek(fd, 0, os.SEEK_SET)
     except OSError:
         os.close(fd)
