@@ -7,7 +7,7 @@ PB := $(VENV)/bin/patchbench
 UV = $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps demo test check lint typecheck bench clean
+.PHONY: install system-deps demo test check lint typecheck bench realworld clean
 
 system-deps:  ## bubblewrap (the sandbox), util-linux (prlimit, setpriv), git and patch, uv
 	@missing=""; \
@@ -49,6 +49,10 @@ check: lint typecheck test  ## ruff, mypy, pytest: run before every commit
 
 bench: install  ## overhead of run() over the bare test command (results in benchmarks/results/)
 	$(PY) benchmarks/run_overhead.py
+
+realworld: install  ## build the real-world corpus (scripts/realworld/build_*.py) and run its suite
+	@for s in scripts/realworld/build_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
+	$(VENV)/bin/pytest -q -m realworld tests/realworld
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

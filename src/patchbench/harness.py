@@ -156,7 +156,9 @@ def run(
                 Verdict(**base, status=Status.INFRA_ERROR, sandbox=sb.name, reason=str(e).strip("'\""))
             )
         try:
-            env = env_for(task.env.language, cache_dir).prepare(task)
+            preparer = env_for(task.env.language, cache_dir)
+            preparer.repos = tuple(repos)
+            env = preparer.prepare(task)
             baseline = Baseline(task.workspace)
             if task.repository is not None:
                 tree = prepare_tree(task, env, sb, cache_dir=cache_dir, repos=repos, network=network)

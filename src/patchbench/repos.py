@@ -362,12 +362,12 @@ def prepare_tree(
         binds = [Bind(tree, "/workspace", writable=True), Bind(env.root, str(env.root), writable=True)]
         binds += [Bind(p, str(p)) for p in env.ro_paths if p != env.root]
         path = ":".join([*env.path, "/usr/local/bin:/usr/bin:/bin"])
-        script = "set -e\n" + "\n".join(cmds)
+        script = "set -e\n" + "\n".join([*cmds, *env.setup_after])
         req = ExecRequest(
             argv=["bash", "-c", script],
             cwd="/workspace",
             binds=binds,
-            env={"PATH": path, **env.env, "HOME": "/tmp"},
+            env={"PATH": path, **env.env, **env.setup_env, "HOME": "/tmp"},
             limits=Limits(timeout_s=3600, memory_bytes=16 * 2**30, max_processes=4096),
             network=network,
             as_root=True,

@@ -680,4 +680,30 @@ def copy_tree(src: Path, dest: Path, *, link: bool | None = None) -> float:
         )
     if r.returncode != 0:
         raise EnvError(f"cannot copy the checkout {src}: {r.stderr.decode(errors='replace').strip()[-200:]}")
+    if link:
+        _unlink_build_outputs(src, dest)
     return time.monotonic() - t0
+
+
+#: Build-output directories whose files their tools rewrite in place (Maven's ``maven-status`` lists and
+#: class files, Cargo's fingerprints): left by ``env_setup_cmds`` (``mvn install``), they get real copies
+#: in each run, since a hard-linked cached file can be replaced by the run but not modified.
+BUILD_OUTPUT_DIRS = frozenset({"target"})
+_NOT_SEARCHED = frozenset({".git", "node_modules"})
+
+
+def _unlink_build_outputs(src: Path, dest: Path) -> None:
+    """Replace the hard-linked build-output directories of ``dest`` with real copies from ``src``."""
+    for dirpath, dirnames, _ in os.walk(src):
+        found = [d for d in dirnames if d in BUILD_OUTPUT_DIRS]
+        dirnames[:] = [d for d in dirnames if d not in _NOT_SEARCHED and d not in BUILD_OUTPUT_DIRS]
+        for name in found:
+            rel = Path(dirpath, name).relative_to(src)
+            shutil.rmtree(dest / rel, ignore_errors=True)
+            r = subprocess.run(
+                ["cp", "-a", "--reflink=auto", str(src / rel), str(dest / rel)],
+                capture_output=True,
+                check=False,
+            )
+            if r.returncode != 0:
+                raise EnvError(f"cannot copy {src / rel}: {r.stderr.decode(errors='replace').strip()[-200:]}")

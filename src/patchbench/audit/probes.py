@@ -354,15 +354,18 @@ def run_planned(
     jobs: int = 1,
     sandbox: Sandbox | str = "bwrap",
     cache_dir: Path | None = None,
+    repos: Sequence[str | Path] = (),
     on_done: Callable[[int, int], None] | None = None,
 ) -> tuple[list[ProbeResult], int]:
     """Run every planned probe that has a candidate, ``jobs`` at a time; results in ``planned`` order.
+
+    ``repos`` are the local repository cache directories for repository tasks (see :mod:`patchbench.repos`).
 
     Returns:
         The results and how many runs were made.
     """
     runnable = [p for p in planned if p.candidate is not None]
-    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir)
+    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos)
     work = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
     done = [0]
 

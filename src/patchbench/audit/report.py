@@ -141,6 +141,7 @@ def audit(
     jobs: int = 1,
     sandbox: Sandbox | str = "bwrap",
     cache_dir: Path | None = None,
+    repos: Sequence[str | Path] = (),
     dataset: str = "",
     format: str = "",
     errors: Sequence[str] = (),
@@ -154,6 +155,7 @@ def audit(
         jobs: probe runs in parallel.
         sandbox: the sandbox backend or its name.
         cache_dir: the environment cache.
+        repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
         dataset / format / errors: for the report header (errors: rows the loader could not read).
         on_progress: called with (runs done, runs total) after each probe run.
     """
@@ -164,7 +166,9 @@ def audit(
             if script_text(t) is not None:
                 planned.extend(plan_probes(t))
     results, runs = (
-        run_planned(planned, jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, on_done=on_progress)
+        run_planned(
+            planned, jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos, on_done=on_progress
+        )
         if planned
         else ([], 0)
     )

@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..sandbox import Sandbox, get_sandbox
 from ..task import Task
 from ._common import EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json, skipped_row
-from .tasks import FormatOpt, JsonOpt
+from .tasks import FormatOpt, JsonOpt, ReposOpt
 
 #: Optional here (unlike the other commands) so that ``--list-attacks`` needs no dataset.
 AuditDatasetArg = Annotated[
@@ -159,6 +159,7 @@ def audit(
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="bwrap (default) or none (NO isolation).")
     ] = "bwrap",
+    repos: ReposOpt = None,
     format: FormatOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -192,6 +193,7 @@ def audit(
             dataset=str(dataset),
             format=loaded.format,
             errors=[str(e) for e in loaded.errors],
+            repos=repos or (),
             on_progress=progress,
         )
     md, js = write_reports(report, report_dir)
@@ -204,6 +206,7 @@ def audit(
                 jobs=n_jobs,
                 sandbox=sb,
                 attacks=names or None,
+                repos=repos or (),
                 on_progress=progress,
             )
         attack_paths = write_attack_reports(attack_report, report_dir, dataset=str(dataset))

@@ -53,6 +53,10 @@ class Prepared:
             workspace (e.g. ``node_modules`` from the cache).
         prelude: trusted shell lines run inside the sandbox before each test command (e.g. seeding a
             writable build cache under /tmp from the read-only environment).
+        setup_env: variables a repository task's ``env_setup_cmds`` get over ``env`` (they run online and
+            may write the environment: package managers pointed at its caches, not at offline mode).
+        setup_after: trusted shell lines run after a repository task's ``env_setup_cmds``, in the same
+            setup (e.g. warming a build cache); they must not fail the setup.
     """
 
     key: str
@@ -65,6 +69,8 @@ class Prepared:
     notes: tuple[str, ...] = ()
     workspace_mounts: tuple[tuple[str, Path], ...] = ()
     prelude: tuple[str, ...] = ()
+    setup_env: dict[str, str] = field(default_factory=dict)
+    setup_after: tuple[str, ...] = ()
 
 
 class Env(ABC):
@@ -75,6 +81,9 @@ class Env(ABC):
 
     def __init__(self, cache_dir: Path | None = None) -> None:
         self.cache_dir = cache_dir or default_cache_dir()
+        #: The run's local repository directories (``--repos``), for environments that read a
+        #: repository task's checkout while they build (Rust pre-builds its dependencies there).
+        self.repos: tuple[str | Path, ...] = ()
 
     @abstractmethod
     def describe(self, task: Task) -> dict[str, Any]:
@@ -157,6 +166,8 @@ class Env(ABC):
             notes=prepared.notes,
             workspace_mounts=prepared.workspace_mounts,
             prelude=prepared.prelude,
+            setup_env=prepared.setup_env,
+            setup_after=prepared.setup_after,
         )
 
 

@@ -190,6 +190,9 @@ def required_go(task: Task) -> str | None:
 
 def goflags(task: Task) -> str:
     """The test phase's ``GOFLAGS``."""
+    if task.repository is not None and not manifests(task):
+        # go.mod is in the repository: go's own default (-mod=readonly, or vendor/ when present) applies.
+        return "-buildvcs=false"
     root = module_root(task)
     if root is None:
         return "-buildvcs=false"
@@ -209,9 +212,14 @@ def test_phase_env(task: Task, root: Path) -> dict[str, str]:
         "GOTOOLCHAIN": "local",
         "GOTELEMETRY": "off",
     }
-    if module_root(task) is None:
+    if module_root(task) is None and not (task.repository is not None and not manifests(task)):
         env["GO111MODULE"] = "off"
     return env
+
+
+def _repository_only(task: Task) -> bool:
+    """A repository task whose go.mod is in its checkout only: the setup runs there, not in ``build``."""
+    return task.repository is not None and not manifests(task)
 
 
 def warm_args(task: Task) -> list[str]:
@@ -292,6 +300,10 @@ class GoEnv(Env):
                         cwd=mod_dir,
                         env={**env, "GOFLAGS": ""},
                     )
+            if _repository_only(task):
+                # Its env_setup_cmds run in the checkout (patchbench.repos.prepare_tree, ``setup_env``):
+                # they download into gomodcache and warm gocache there.
+                return
             for cmd in task.env.setup_cmds:
                 _check(["bash", "-c", cmd], f"setup command {cmd!r}", cwd=ws, env=env)
             offline = {**env, "GOPROXY": "off", "GOSUMDB": "off"}
@@ -335,14 +347,31 @@ class GoEnv(Env):
                     (ln for ln in text.splitlines()[2:] if ln.strip() and not ln.startswith("#")), "no output"
                 )
                 notes.append(f"the build cache was warmed only in part ({warm_log}): {first[:200]}")
-        if task.repository is not None and not manifests(task):
-            notes.append("repository task: no go.mod in the task's files, so no module was downloaded")
+        if _repository_only(task) and not task.env.setup_cmds:
+            notes.append(
+                "repository task without env_setup_cmds: no module was downloaded (add `go mod download`)"
+            )
         cache = root / "gocache"
         prelude = (
             f"[ -d {RUN_GOCACHE} ] || cp -r --no-preserve=mode,ownership {_q(cache)} {RUN_GOCACHE}"
             f" 2>/dev/null || mkdir -p {RUN_GOCACHE}",
             f"date +%s > {RUN_GOCACHE}/trim.txt 2>/dev/null || true",
         )
+        setup_env: dict[str, str] = {}
+        if _repository_only(task):
+            # env_setup_cmds (``go mod download``, ``go build ./...``) run online, into the environment's
+            # module cache, and warm its build cache, which the prelude copies for each run.
+            setup_env = {
+                "GOPROXY": os.environ.get("GOPROXY") or "https://proxy.golang.org,direct",
+                "GOSUMDB": os.environ.get("GOSUMDB") or "sum.golang.org",
+                "GOCACHE": str(cache),
+            }
+        # Warm the build cache on the checkout, as ``build`` does for file tasks: test binaries are linked,
+        # never run (no repository code runs as root); a failure is not the setup's.
+        warm = " ".join(
+            shlex.quote(a) for a in ["go", "test", "-exec=/bin/true", "-count=1", *warm_args(task)]
+        )
+        setup_after = (f"{warm} >/dev/null 2>&1 || true",) if setup_env else ()
         return Prepared(
             key=root.name,
             root=root,
@@ -351,6 +380,8 @@ class GoEnv(Env):
             env=test_phase_env(task, root),
             notes=tuple(notes),
             prelude=prelude,
+            setup_env=setup_env,
+            setup_after=setup_after,
         )
 
 

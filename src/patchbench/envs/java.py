@@ -231,11 +231,17 @@ def _plain_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
+_MAVEN_WORD = re.compile(r"(?:^|[\s/;&|(])(?:mvn|mvnw|mvnd)(?=\s|$)")
+
+
 def uses_maven(task: Task) -> bool:
     """Whether a task builds with Maven: a ``pom.xml`` in its workspace or hidden tests, or one that its
     gold patch creates (a Harbor task whose agent writes the whole project into an empty /app)."""
     if any(Path(f.path).name == "pom.xml" for f in (*task.workspace, *task.hidden_tests)):
         return True
+    if task.repository is not None:
+        # The pom.xml is in the repository, not in the task: the test command says how it builds.
+        return any(_MAVEN_WORD.search(c.display()) for c in task.test.commands)
     gold = task.gold_patch or ""
     return bool(gold) and any(Path(p).name == "pom.xml" for p in _safe_patch_paths(gold))
 
@@ -329,7 +335,7 @@ class JavaEnv(Env):
                 cwd=Path(tmp),
                 env=env,
             )
-            if task.env.setup_cmds:
+            if task.env.setup_cmds and task.repository is None:  # a repository's run in its checkout
                 work = Path(tmp) / "workspace"
                 materialise((*task.workspace, *task.hidden_tests), work)
                 for cmd in task.env.setup_cmds:
@@ -340,6 +346,10 @@ class JavaEnv(Env):
     def _build_maven(self, task: Task, dest: Path, mvn: str, env: dict[str, str]) -> None:
         m2 = dest / "m2"
         m2.mkdir()
+        if task.repository is not None:
+            # A repository task's files (its pom.xml) are in its checkout: its env_setup_cmds fill m2
+            # there (patchbench.repos.prepare_tree, with ``setup_env``); nothing to warm up here.
+            return
         with tempfile.TemporaryDirectory(prefix="patchbench-java-") as tmp:
             work = Path(tmp) / "workspace"
             note = _lay_out(task, work)
@@ -420,6 +430,10 @@ class JavaEnv(Env):
                 notes += [ln for ln in (root / "notes.txt").read_text(encoding="utf-8").splitlines() if ln]
         else:
             env["JUNIT_CONSOLE_JAR"] = str(root / "lib" / _launcher_jar_name())
+        setup_env: dict[str, str] = {}
+        if task.repository is not None and uses_maven(task):
+            # env_setup_cmds (``mvn -B install``...) download into the environment's repository, online.
+            setup_env["MAVEN_OPTS"] = " ".join([*MAVEN_JVM_OPTIONS, f"-Dmaven.repo.local={root / 'm2'}"])
         return Prepared(
             key=root.name,
             root=root,
@@ -428,6 +442,7 @@ class JavaEnv(Env):
             env=env,
             notes=tuple(notes),
             prelude=prelude,
+            setup_env=setup_env,
         )
 
 

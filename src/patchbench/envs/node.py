@@ -243,7 +243,9 @@ class NodeEnv(Env):
             if not (dest / TSX_LOADER).is_file():
                 raise EnvError(f"tsx {TSX_VERSION} installed without its loader {TSX_LOADER}")
         bin_dirs = [str(p) for p in (dest / "node_modules" / ".bin", dest / "tools/node_modules/.bin")]
-        for cmd in task.env.setup_cmds:
+        # A repository task's setup commands (npm ci, npm install...) run in its checkout, where its
+        # package.json is (patchbench.repos.prepare_tree): node_modules is then part of the cached tree.
+        for cmd in () if task.repository is not None else task.env.setup_cmds:
             setup_env = {**env, "PATH": ":".join([*bin_dirs, env["PATH"]])}
             _check(["bash", "-c", cmd], dest, setup_env, f"setup command {cmd!r}")
 

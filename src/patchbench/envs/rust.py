@@ -493,10 +493,9 @@ class RustEnv(Env):
         from ..repos import RepoCache
 
         try:
-            checkout = RepoCache(self.cache_dir).checkout(task.repository, row_id=task.id)
+            checkout = RepoCache(self.cache_dir, self.repos).checkout(task.repository, row_id=task.id)
         except EnvError as e:
-            # Only the default repository sources are known here (not a run's --repos): without the
-            # checkout the environment is the toolchain alone, and a note says so.
+            # Without the checkout the environment is the toolchain alone, and a note says so.
             info["note"] = "; ".join(
                 n for n in (info.get("note"), f"dependencies not fetched (no checkout at setup: {e})") if n
             )
@@ -555,6 +554,8 @@ class RustEnv(Env):
             env=env,
             notes=tuple(notes),
             prelude=tuple(prelude),
+            # A repository task's env_setup_cmds (``cargo fetch``...) fill CARGO_HOME online.
+            setup_env={"CARGO_NET_OFFLINE": "false"},
         )
 
     # -- setup steps ----------------------------------------------------------------------------

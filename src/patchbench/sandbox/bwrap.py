@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import random
+import resource
 import shutil
 import stat
 import threading
@@ -38,6 +39,13 @@ SYSTEM_RO = ("/usr", "/etc", "/opt")
 #: Top-level names that are usually symlinks into /usr on merged-/usr systems.
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 UID_RANGE = (20000, 60000)
+#: The open-file limit of a Docker container (dockerd runs with LimitNOFILE=infinity, which the kernel caps at
+#: fs.nr_open, 1048576 by default; containers inherit it). Test suites sized for containers expect it.
+DOCKER_NOFILE = 1048576
+#: The largest private /dev/shm; it is also capped at the run's memory limit (tmpfs pages are memory).
+SHM_BYTES = 512 * 2**20
+#: The passwd/group name of the run's throw-away uid.
+RUN_USER = "patchbench"
 
 
 class _Cgroups:
@@ -198,8 +206,10 @@ class BwrapSandbox(Sandbox):
         # bwrap's options (every host path of the binds) go through a memfd read with --args: bwrap's
         # own argv, which the sandbox sees as /proc/1/cmdline, is then `bwrap --args N -- COMMAND`.
         args_fd = os.memfd_create("patchbench-bwrap-args", os.MFD_CLOEXEC)
+        files: dict[str, int] = {}
         try:
-            options, command = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg)
+            files = _identity_files(req, uid, root=self._root)
+            options, command = self._argv(req, uid, status_w, mem_cg=mem_cg, pids_cg=pids_cg, files=files)
             os.write(args_fd, b"".join(os.fsencode(a) + b"\0" for a in options[1:]))
             os.lseek(args_fd, 0, os.SEEK_SET)
             argv = [options[0], "--args", str(args_fd), "--", *command]
@@ -211,11 +221,13 @@ class BwrapSandbox(Sandbox):
                 limits=limits,
                 env={"PATH": "/usr/bin:/bin"},
                 stdin=req.stdin,
-                pass_fds=(status_w, args_fd),
+                pass_fds=(status_w, args_fd, *files.values()),
             )
         finally:
             os.close(args_fd)
             os.close(status_w)
+            for fd in files.values():
+                os.close(fd)
             status = _read_all(status_r)
             memory_hit = _Cgroups.memory_hit(groups)
             if self._cg is not None:
@@ -251,7 +263,14 @@ class BwrapSandbox(Sandbox):
         )
 
     def _argv(
-        self, req: ExecRequest, uid: int, status_fd: int, *, mem_cg: bool, pids_cg: bool
+        self,
+        req: ExecRequest,
+        uid: int,
+        status_fd: int,
+        *,
+        mem_cg: bool,
+        pids_cg: bool,
+        files: dict[str, int] | None = None,
     ) -> tuple[list[str], list[str]]:
         """(bwrap and its options, the command after ``--``)."""
         assert self._bwrap and self._prlimit and self._setpriv
@@ -274,7 +293,14 @@ class BwrapSandbox(Sandbox):
             if Path(d).is_dir():
                 a += ["--ro-bind", d, d]
         a += ["--proc", "/proc", "--dev", "/dev"]
+        # A container's /dev/shm: private, writable by everyone, size-limited. bwrap's --dev leaves it a
+        # root-owned directory, where POSIX semaphores (every multiprocessing lock and queue) cannot be made.
+        a += ["--perms", "1777", "--size", str(min(limits.memory_bytes, SHM_BYTES)), "--tmpfs", "/dev/shm"]
         a += ["--perms", "1777", "--size", str(min(limits.memory_bytes, 2**30)), "--tmpfs", "/tmp"]
+        # /etc/passwd, /etc/group (the run's uid has an entry) and /etc/hosts (the hostname resolves),
+        # copied from memory files over the read-only /etc.
+        for dst, fd in (files or {}).items():
+            a += ["--perms", "0644", "--ro-bind-data", str(fd), dst]
         made: set[str] = {"/", "/usr", "/etc", "/opt", "/proc", "/dev", "/tmp", *TOP_LINKS}
         for b in sorted(req.binds, key=lambda x: x.dst.count("/")):
             for parent in _parents(b.dst):
@@ -287,7 +313,16 @@ class BwrapSandbox(Sandbox):
         env = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", **req.env}
         for k, v in env.items():
             a += ["--setenv", k, v]
-        options, a = a, [self._prlimit, "--core=0", f"--fsize={limits.file_size_bytes}"]
+        nofile = nofile_limit()
+        options, a = (
+            a,
+            [
+                self._prlimit,
+                "--core=0",
+                f"--fsize={limits.file_size_bytes}",
+                f"--nofile={nofile}:{nofile}",
+            ],
+        )
         if not mem_cg:
             a += [f"--as={limits.memory_bytes}"]
         if not pids_cg:
@@ -305,6 +340,89 @@ class BwrapSandbox(Sandbox):
             ]
         a += list(req.argv)
         return options, a
+
+
+def nofile_limit() -> int:
+    """The open-file limit (soft and hard) of a run: Docker's, within what this process may grant.
+
+    Raising a hard limit needs CAP_SYS_RESOURCE (prlimit runs before setpriv drops it, but a host
+    container may not have it at all); without it the limit is this process's hard limit, so a soft limit
+    of 1024 under a higher hard one is still lifted.
+    """
+    try:
+        nr_open = int(Path("/proc/sys/fs/nr_open").read_text().strip())
+    except (OSError, ValueError):
+        nr_open = DOCKER_NOFILE
+    ceiling = min(DOCKER_NOFILE, nr_open)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if not _has_cap(_CAP_SYS_RESOURCE) and hard != resource.RLIM_INFINITY:
+        ceiling = min(ceiling, hard)
+    return ceiling
+
+
+_CAP_SYS_RESOURCE = 24
+
+
+def _has_cap(bit: int) -> bool:
+    """Whether this process has capability ``bit`` in its effective set."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> bit & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """A memory file holding ``data``, positioned at its start (bwrap reads it to the end)."""
+    fd = os.memfd_create(name, 0)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_etc(name: str) -> str:
+    try:
+        text = Path("/etc", name).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def _identity_files(req: ExecRequest, uid: int, *, root: bool) -> dict[str, int]:
+    """Memory files for /etc/passwd, /etc/group and /etc/hosts as the run sees them.
+
+    The host's entries are kept. The run's uid, when it is a throw-away one (root drops to it), gets a
+    passwd and a group entry (name ``patchbench``, home ``$HOME``), so ``pwd.getpwuid(os.getuid())``,
+    ``getpass.getuser()`` and ``~`` work as in a container, where the user is in the image's passwd. The
+    hostname ``sandbox`` maps to a loopback address, as a container's own name resolves. The caller closes
+    the descriptors.
+    """
+    hosts = _read_etc("hosts") + "127.0.1.1\tsandbox\n"
+    files = {"/etc/hosts": hosts.encode()}
+    if root and not req.as_root:
+        home = {"HOME": "/tmp", **req.env}["HOME"]
+        passwd, group = _read_etc("passwd"), _read_etc("group")
+        names = {ln.split(":", 1)[0] for ln in passwd.splitlines()}
+        name = RUN_USER if RUN_USER not in names else f"{RUN_USER}-{uid}"
+        files["/etc/passwd"] = (passwd + f"{name}:x:{uid}:{uid}:patchbench run:{home}:/bin/sh\n").encode()
+        files["/etc/group"] = (group + f"{name}:x:{uid}:\n").encode()
+    fds: dict[str, int] = {}
+    try:
+        for dst, data in files.items():
+            fds[dst] = _memfd("patchbench" + dst.replace("/", "-"), data)
+    except OSError as e:
+        for fd in fds.values():
+            os.close(fd)
+        raise SandboxError(f"cannot prepare {', '.join(files)} for the sandbox: {e}") from e
+    return fds
 
 
 def _parents(dst: str) -> list[str]:

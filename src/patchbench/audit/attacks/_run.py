@@ -151,10 +151,13 @@ def run_attacks(
     sandbox: Sandbox | str = "bwrap",
     attacks: Sequence[str] | None = None,
     cache_dir: Path | None = None,
+    repos: Sequence[str | Path] = (),
     check_gold: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> AttackReport:
     """Run every applicable attack (or those named) against every task; one row per attack × task.
+
+    ``repos`` are the local repository cache directories for repository tasks (see :mod:`patchbench.repos`).
 
     With ``check_gold`` each task's gold patch (when it has one) runs in the same batch, so a defence that
     costs a gold patch shows up as :attr:`AttackReport.gold_lost`. ``on_progress(done, total)`` is called
@@ -166,7 +169,7 @@ def run_attacks(
     jobs_list = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
     gold_tasks = [t for t in tasks if check_gold and t.gold_patch is not None]
     jobs_list += [Job(t, Candidate.gold()) for t in gold_tasks]
-    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir)
+    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos)
     done = 0
 
     def tick(job: Job, verdict: Verdict) -> None:
