@@ -41,6 +41,7 @@ test: install  ## the whole test suite
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/lint-imports --no-cache  # the layers and no import cycles: [tool.importlinter] in pyproject.toml
 
 typecheck: install
 	$(VENV)/bin/mypy

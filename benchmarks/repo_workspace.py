@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from patchbench import Repository
-from patchbench.repos import RepoCache, copy_tree
+from patchbench.checkouts import RepoCache
+from patchbench.workspace import copy_tree
 
 ENV = {
     **os.environ,

@@ -10,8 +10,8 @@ import pytest
 
 import patchbench as pb
 from patchbench import Candidate, EnvSpec, FileEntry, Repository, Status, Task, TestCommand, TestSpec
+from patchbench.checkouts import RepoCache
 from patchbench.formats import write
-from patchbench.repos import RepoCache
 
 GIT_ENV = {
     **os.environ,

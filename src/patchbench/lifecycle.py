@@ -55,6 +55,15 @@ _MNT_DETACH = 2
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
+def default_cache_dir() -> Path:
+    """``$PATCHBENCH_CACHE``, else ``$XDG_CACHE_HOME/patchbench``, else ``~/.cache/patchbench``."""
+    env = os.environ.get("PATCHBENCH_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "patchbench"
+
+
 def runs_root() -> Path:
     """Where run directories are made: ``$PATCHBENCH_RUNS`` or the system temp dir."""
     return Path(os.environ.get("PATCHBENCH_RUNS") or tempfile.gettempdir())

@@ -20,8 +20,8 @@ import pytest
 import patchbench as pb
 from patchbench import Candidate, Repository, Status, Task, TestCommand, TestSpec
 from patchbench.envs.java import JavaEnv, uses_maven
-from patchbench.repos import copy_tree
 from patchbench.task import EnvSpec
+from patchbench.workspace import copy_tree
 
 GIT_ENV = {
     **os.environ,

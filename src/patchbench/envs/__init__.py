@@ -6,7 +6,8 @@ import importlib
 from pathlib import Path
 
 from ..errors import EnvError
-from ._base import Env, Prepared, default_cache_dir
+from ..lifecycle import default_cache_dir
+from ._base import Env, Prepared
 from .python import PythonEnv
 
 #: Which environment handles which language: "module:Class", imported when first needed, so an

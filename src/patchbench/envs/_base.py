@@ -21,18 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..lifecycle import default_cache_dir
 from ..task import Task
 
 log = logging.getLogger("patchbench.envs")
-
-
-def default_cache_dir() -> Path:
-    """``$PATCHBENCH_CACHE``, else ``$XDG_CACHE_HOME/patchbench``, else ``~/.cache/patchbench``."""
-    env = os.environ.get("PATCHBENCH_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "patchbench"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._base import _force_remove, default_cache_dir
+from ..lifecycle import default_cache_dir
+from ._base import _force_remove
 
 #: The cache's top-level areas: prepared environments, repository checkouts, setups, mirrors, and the
 #: native rebuilds of task images (``patchbench.verifiers.image``).

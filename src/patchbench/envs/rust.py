@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..checkouts import RepoCache
 from ..errors import EnvError, SandboxError
 from ..runners._commands import program_words, simple_commands
 from ..runners.cargo import is_cargo_test
@@ -490,7 +491,6 @@ class RustEnv(Env):
         if task.repository is None:
             materialise(task.workspace, ws)
             return True
-        from ..repos import RepoCache
 
         try:
             checkout = RepoCache(self.cache_dir, self.repos).checkout(task.repository, row_id=task.id)
