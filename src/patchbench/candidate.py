@@ -21,8 +21,9 @@ class CandidateKind(str, Enum):
     FILES = "files"
     """Files to write over the workspace (``None`` content deletes a file)."""
     DIRECTORY = "directory"
-    """The final state of the workspace: its files are written, and every pristine workspace file it
-    lacks is deleted (resolved per task when the candidate is applied, so one candidate serves a batch)."""
+    """The final state of the workspace: its files are written, and every file of the task's workspace
+    (a repository task's context files) it lacks is deleted, resolved per task when the candidate is
+    applied, so one candidate serves a batch."""
     GOLD = "gold"
     """The task's own gold patch."""
     EMPTY = "empty"
@@ -99,10 +100,10 @@ class Candidate(BaseModel):
         """The final state of the workspace, as an edited directory.
 
         Every file in ``root`` is written. Without ``workspace_paths`` the candidate is of kind
-        :attr:`CandidateKind.DIRECTORY`: every file of the task's pristine workspace missing from ``root``
-        is deleted when it is applied, whatever the task, so one candidate runs on a whole batch. With
-        ``workspace_paths`` it is a plain :attr:`CandidateKind.FILES` candidate deleting exactly those
-        paths that ``root`` lacks. ``.git`` is ignored. Symlinks are refused.
+        :attr:`CandidateKind.DIRECTORY`: every file of the task's workspace (a repository task's context
+        files) missing from ``root`` is deleted when it is applied, so one candidate runs on a whole
+        batch. With ``workspace_paths`` it is a plain :attr:`CandidateKind.FILES` candidate deleting
+        exactly those paths that ``root`` lacks. ``.git`` is ignored. Symlinks are refused.
 
         Raises:
             PatchError: ``root`` is not a directory, holds a symlink, or a non-UTF-8 file.

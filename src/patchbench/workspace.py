@@ -188,7 +188,9 @@ def apply_candidate(
         assert candidate.file_map is not None
         file_map = dict(candidate.file_map)
         if kind is CandidateKind.DIRECTORY:
-            for rel in base.paths() - file_map.keys():
+            # The task's workspace files (a repository task's context files, not its whole tree) that the
+            # directory lacks were deleted, as the directory is the workspace's final state.
+            for rel in {f.path for f in task.workspace} - file_map.keys():
                 file_map[rel] = None
         changed: set[str] = set()
         for rel, content in file_map.items():
