@@ -292,7 +292,16 @@ def run(
                 timed_out = True
             problem: str | None = None
             try:
-                parsed = runner.parse(RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir))
+                parsed = runner.parse(
+                    RunOutput(
+                        res.text("stdout"),
+                        res.text("stderr"),
+                        res.exit_code,
+                        rdir,
+                        stdout_truncated=res.stdout_truncated,
+                        stderr_truncated=res.stderr_truncated,
+                    )
+                )
             except ResultParseError as e:
                 parsed = TestResults(runner=runner.name, complete=False)
                 problem = str(e)

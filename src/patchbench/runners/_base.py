@@ -32,12 +32,17 @@ class RunOutput:
         stderr: standard error (decoded, possibly truncated).
         exit_code: the command's exit code (None when it was killed).
         report_dir: the host directory the runner's report files were written to (outside the workspace).
+        stdout_truncated: the sandbox dropped the middle of standard output (kept its head and tail):
+            a result read from it is never complete.
+        stderr_truncated: likewise for standard error.
     """
 
     stdout: str
     stderr: str
     exit_code: int | None
     report_dir: Path
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
 
 
 class Runner:
