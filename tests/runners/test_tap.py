@@ -459,9 +459,23 @@ def test_subtest_numbers_restart_without_duplicate_notes() -> None:
     assert results.notes == ()
 
 
-def test_closing_line_name_wins_over_the_subtest_comment() -> None:
+def test_the_subtest_comment_names_the_children_as_in_tap_parser() -> None:
+    """tap-parser names a subtest's tests after its ``# Subtest:`` comment (its mismatched-child-assert
+    and perl-test2 fixtures); the closing test point keeps its own name."""
     text = "1..1\n# Subtest: announced\n    1..1\n    ok 1 - x\nok 1 - actual\n"
-    assert [t.id for t in parse_tap(text).tests] == ["actual > x", "actual"]
+    assert [t.id for t in parse_tap(text).tests] == ["announced > x", "actual"]
+
+
+def test_an_invalid_plan_is_not_a_plan() -> None:
+    results = parse_tap("100..1\nok 1\n1..1\n")
+    assert results.complete is True
+    assert "1 non-TAP line ignored" in results.notes
+
+
+def test_a_plan_with_trailing_blanks_is_not_a_plan_as_in_tap_parser() -> None:
+    results = parse_tap("1..2 \nok 1 \nok 2 \n")
+    assert results.complete is False
+    assert [t.id for t in results.tests] == ["test 1", "test 2"]
 
 
 def test_subtest_with_fewer_results_than_its_plan_is_incomplete() -> None:

@@ -52,11 +52,9 @@ ID_SEPARATOR = " > "
 
 _CHILD_INDENT = " " * INDENT_PER_LEVEL
 
-# The line types, as tap-parser defines them (a line here has no newline). Test points and plans
-# tolerate trailing blanks, which tap-parser would call non-TAP: a stricter reading could only lose
-# results.
+# The line types, as tap-parser defines them (a line here has no newline).
 _TEST_POINT = re.compile(r"^(?P<not>not )?ok(?: (?P<num>[0-9]+))?(?:(?: -)?(?P<rest> .*?))?(?P<brace>\{?)$")
-_PLAN = re.compile(r"^(?P<start>[0-9]+)\.\.(?P<end>[0-9]+)(?:\s+(?:#\s*(?P<reason>.*)))?\s*$")
+_PLAN = re.compile(r"^(?P<start>[0-9]+)\.\.(?P<end>[0-9]+)(?:\s+(?:#\s*(?P<reason>.*)))?$")
 _VERSION = re.compile(r"^TAP version (?P<version>[0-9]+)\s*$", re.IGNORECASE)
 _BAIL = re.compile(r"^bail out!(?P<reason>.*)$", re.IGNORECASE)
 _PRAGMA = re.compile(r"^pragma [+-][a-zA-Z0-9_-]+\s*$")
@@ -70,7 +68,8 @@ _SKIP_TODO = re.compile(r"^(?P<kind>todo|skip)\S*\b(?P<reason>.*)$", re.IGNORECA
 # node's escapes of control characters in names (its reporter writes a tab as \t, then doubles every
 # backslash, so a tab reaches the stream as "\\t").
 _NODE_CONTROL = {"b": "\b", "f": "\f", "t": "\t", "n": "\n", "r": "\r", "v": "\v"}
-_NODE_CONTROL_ESCAPE = re.compile(r"\\\\([bftnrv])")
+_NODE_UNESCAPE = re.compile(r"\\\\(?P<control>[bftnrv])|\\\\|\\#")
+_UNESCAPE = re.compile(r"(?P<control>(?!))|\\\\|\\#")
 # Node puts these top-level keys in every YAML block; they are bookkeeping, not a message.
 _NODE_TYPE_KEY = re.compile(r"^type:\s*'?(?:test|suite)'?\s*$")
 _DURATION_KEY = re.compile(r"^duration_ms:\s*['\"]?(?P<ms>[0-9.eE+-]+)['\"]?\s*$")
@@ -97,11 +96,16 @@ class _Result:
 
 def _unescape(text: str, node_escapes: bool) -> str:
     r"""A name as its producer meant it: ``\#`` is ``#``, ``\\`` is ``\``; with ``node_escapes`` also
-    node's control-character escapes."""
-    if node_escapes:
-        text = _NODE_CONTROL_ESCAPE.sub(lambda m: _NODE_CONTROL[m.group(1)], text)
-    # "\n" cannot occur in a line: it holds escaped backslashes while "\#" is read (as tap-parser does).
-    return text.replace("\\\\", "\n").replace("\\#", "#").replace("\n", "\\")
+    node's control-character escapes. One left-to-right pass, so an escaped backslash before a ``#``
+    or a letter is never read twice."""
+    pattern = _NODE_UNESCAPE if node_escapes else _UNESCAPE
+    return pattern.sub(_unescape_one, text)
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    if m.group("control"):
+        return _NODE_CONTROL[m.group("control")]
+    return "\\" if m.group(0) == "\\\\" else "#"
 
 
 def _split_description(rest: str) -> tuple[str, str | None]:
@@ -232,15 +236,17 @@ class _Level:
             self.current = None
 
     def _end_child(self, closing: _Result | None) -> None:
-        """Fold the open child's results into this level, prefixed with the name of the test point that
-        closes it (``closing``, or the pending buffered test point), else its announced name."""
+        """Fold the open child's results into this level, prefixed with the child's name, else (an
+        anonymous subtest) the id of the test point that closes it (``closing``)."""
         child = self.child
         if child is None:
             return
         self.child = None
         child.finish()
-        owner = closing if closing is not None else (self.current if child.buffered else None)
-        prefix = owner.id if owner is not None else child.name
+        # The subtest's own name (its "# Subtest:" comment, or its buffered test point) as tap-parser
+        # names it; an anonymous subtest takes the test point that closes it, so that two of them
+        # cannot give their tests one id.
+        prefix = child.name or (closing.id if closing is not None else None)
         for r in child.results:
             if prefix:
                 r.id = f"{prefix}{ID_SEPARATOR}{r.id}"
@@ -391,8 +397,11 @@ class _Level:
             # A plan cannot close a subtest: it belongs to no level (the subtest stays open).
             self.shared.non_tap += 1
             return
-        self._flush()
         start, end = int(m.group("start")), int(m.group("end"))
+        if end < start and end != 0 and start != 1:
+            self.shared.non_tap += 1  # "100..1" is not a plan
+            return
+        self._flush()
         self.plan = (start, end)
         self.plan_reason = (m.group("reason") or "").strip()
         self.anything = True

@@ -1,0 +1,392 @@
+"""Agreement of patchbench's parsers with the reference tools, on the reference tools' own corpora.
+
+    .venv/bin/python benchmarks/parser_agreement.py CORPUS... [--out FILE] [--cuts N]
+
+Each CORPUS is a directory holding one reference corpus, fetched from its public repository and kept
+outside this repository (see docs/benchmarks.md for how to rebuild them); its kind is told by its layout,
+or given as ``KIND=DIR``:
+
+* ``tap``: tap-parser's fixtures and snapshots (tapjs/tapjs ``src/parser/test/fixtures/*.tap`` in
+  ``fixtures/``, ``src/parser/tap-snapshots/test/parser/*.test.cjs`` in ``snapshots/``). The reference is
+  the snapshot of tap-parser's own events for each fixture (``bail=false``): every ``assert`` at every
+  depth (full name, ok, skip, todo) and the top level's final plan, count and bail-out.
+* ``go``: ``go test -json`` streams (gotestyourself/gotestsum's testdata, ``*.out``, with ``*.err`` as
+  standard error when present) and ``reference/<name>.xml``: the JUnit XML gotestsum itself writes for
+  the stream (``gotestsum --junitfile ... --raw-command -- cat <name>.out``, see docs/benchmarks.md).
+* ``cargo``: cargo2junit's ``src/test_inputs/*.json`` and the JUnit XML it is tested against,
+  ``src/expected_outputs/*.out`` (johnterickson/cargo2junit).
+* ``node``: ``<name>.tap`` (node's TAP reporter) and ``<name>.events.jsonl`` (node's own
+  ``test:pass``/``test:fail`` events, from a reporter module, see docs/benchmarks.md) of one run of each of
+  node's own test-runner fixture files.
+
+A file *agrees* when patchbench reads the same tests (ids) with the same outcomes (passed, failed, skipped,
+todo) as the reference, and the same completeness where the reference has a notion of it (TAP: the plan
+and the bail-out). Every difference is listed with its kind; the kinds that are by design are explained
+in :data:`REASONS`. Then every prefix and every head+tail cut (``--cuts`` positions per file, spread evenly,
+plus every line end) of every file is parsed, the cut fed as the sandbox's capture would leave it: the
+count of cuts that read as a complete result with a passed test the whole file did not pass must be 0.
+
+Prints the table and writes ``benchmarks/results/parser_agreement.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from patchbench.results import Outcome, TestResults
+from patchbench.runners._base import RunOutput
+from patchbench.runners.tap import ID_SEPARATOR
+
+#: Outcomes as the references can tell them apart.
+PASS, FAIL, SKIP, TODO = "pass", "fail", "skip", "todo"
+
+#: Why a kind of difference is right (only kinds listed here are accepted as explained).
+REASONS = {
+    "stricter-complete": (
+        "patchbench marks the run incomplete where the reference calls it complete; the note says why "
+        "(test points after a trailing plan, a subtest that never closed or does not match its plan): "
+        "an incomplete run is never graded resolved, so this can only fail safe"
+    ),
+    "subtest-path": (
+        "same tests, same outcomes, same leaf names; only the path of an unnamed subtest differs: "
+        "patchbench prefixes an anonymous subtest's tests with the test point that closes it, tap-parser "
+        "with nothing (so two anonymous subtests' 'ok 1' would share one id), and tap-parser's own source "
+        "calls a '# Subtest' comment between unannounced levels ambiguous"
+    ),
+}
+
+
+@dataclass
+class Ref:
+    """The reference's reading of one file: (id, outcome) in order, and completeness if it has one."""
+
+    tests: list[tuple[str, str]]
+    complete: bool | None = None
+    wildcard_ids: set[int] = field(default_factory=set)  # positions whose reference name is empty
+
+
+@dataclass
+class FileResult:
+    name: str
+    agree: bool
+    well_formed: bool
+    differences: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    bad_cuts: list[str] = field(default_factory=list)
+    cuts: int = 0
+
+
+def _outcome(o: Outcome) -> str:
+    return {
+        Outcome.PASSED: PASS,
+        Outcome.FAILED: FAIL,
+        Outcome.ERROR: FAIL,
+        Outcome.SKIPPED: SKIP,
+        Outcome.XFAIL: TODO,
+        Outcome.XPASS: TODO,
+    }[o]
+
+
+# -- TAP: tap-parser's snapshots ---------------------------------------------------------------------
+
+_SNAPSHOT_START = re.compile(r"^exports\[`.*> output bail=false 1`\] = `$")
+_FIELD = re.compile(r'^(?P<indent> *)"(?P<key>[^"]+)": (?P<value>.*?),?$')
+
+
+def _template_unescape(text: str) -> str:
+    return re.sub(r"\\([\\`$])", r"\1", text)
+
+
+def _scalar(value: str) -> Any:
+    if value.endswith("[]"):
+        return []
+    if value.endswith("{}"):
+        return {}
+    if value in ("true", "false"):
+        return value == "true"
+    if value in ("null", "undefined"):
+        return None
+    if value.startswith('"'):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value.strip('"')
+    try:
+        return float(value) if "." in value else int(value)
+    except ValueError:
+        return value
+
+
+def _blocks(lines: list[str], i: int, indent: int) -> dict[str, Any]:
+    """The scalar fields (and nested objects, one level) of the object opening at ``lines[i]``."""
+    fields: dict[str, Any] = {}
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        stripped = line.strip()
+        ind = len(line) - len(line.lstrip(" "))
+        if ind <= indent and stripped.startswith(("}", "]")):
+            break
+        if ind == indent + 2:
+            m = _FIELD.match(line)
+            if m:
+                value = m.group("value")
+                if value.endswith("{"):
+                    fields[m.group("key")] = _blocks(lines, j, ind)
+                elif value.endswith("["):
+                    fields[m.group("key")] = _array_objects(lines, j, ind)
+                else:
+                    fields[m.group("key")] = _scalar(value)
+        j += 1
+    return fields
+
+
+def _array_objects(lines: list[str], i: int, indent: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        ind = len(line) - len(line.lstrip(" "))
+        if ind <= indent and line.strip().startswith("]"):
+            break
+        if ind == indent + 2 and line.rstrip().endswith("{"):
+            out.append(_blocks(lines, j, ind))
+        j += 1
+    return out
+
+
+def tap_reference(snapshot: str) -> tuple[Ref, bool]:
+    """tap-parser's reading from its snapshot: asserts at every depth, completeness, well-formedness."""
+    lines = snapshot.splitlines()
+    start = next(i for i, ln in enumerate(lines) if _SNAPSHOT_START.match(ln))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] == "`")
+    body = [_template_unescape(ln) for ln in lines[start + 1 : end]]
+    ref = Ref(tests=[])
+    well_formed = True
+    complete: bool | None = None
+    for i, line in enumerate(body):
+        stripped = line.strip()
+        ind = len(line) - len(line.lstrip(" "))
+        if stripped == '"assert",' and i + 1 < len(body) and body[i + 1].strip() == "Result {":
+            r = _blocks(body, i + 1, ind)
+            if r.get("skip"):
+                outcome = SKIP
+            elif r.get("todo"):
+                outcome = TODO
+            else:
+                outcome = PASS if r.get("ok") else FAIL
+            if not str(r.get("name") or ""):
+                ref.wildcard_ids.add(len(ref.tests))
+            ref.tests.append((str(r.get("fullname") or ""), outcome))
+        elif stripped == '"complete",' and i + 1 < len(body) and body[i + 1].strip() == "FinalResults {":
+            fr = _blocks(body, i + 1, ind)
+            if any(f.get("tapError") for f in fr.get("failures", [])):
+                well_formed = False
+            if ind == 4:  # the top level's
+                plan = fr.get("plan") or {}
+                s, e = plan.get("start"), plan.get("end")
+                count = fr.get("count", 0)
+                if fr.get("bailout") or s is None or e is None or s == -1:
+                    complete = False
+                elif plan.get("skipAll") or e == 0:
+                    complete = count == 0
+                else:
+                    complete = count == e - s + 1
+    ref.complete = complete
+    return ref, well_formed
+
+
+def _ids_match(ours: str, ref: str, wildcard: bool) -> bool:
+    if ours == ref:
+        return True
+    if wildcard:
+        prefix = ref + ID_SEPARATOR if ref else ""
+        return re.fullmatch(re.escape(prefix) + r"(?:.* > )?test \d+", ours) is not None or (
+            ours.startswith(prefix) and re.fullmatch(r"test \d+", ours.split(ID_SEPARATOR)[-1]) is not None
+        )
+    return False
+
+
+def compare(name: str, ours: TestResults, ref: Ref, *, well_formed: bool) -> FileResult:
+    """One file's agreement, with each difference described and classified."""
+    fr = FileResult(name=name, agree=True, well_formed=well_formed)
+    got = [(t.id, _outcome(t.outcome)) for t in ours.tests]
+    if len(got) != len(ref.tests) or any(
+        g[1] != r[1] or not _ids_match(g[0], r[0], i in ref.wildcard_ids)
+        for i, (g, r) in enumerate(zip(got, ref.tests, strict=False))
+    ):
+        fr.agree = False
+        fr.differences.append(f"tests: ours {got} != reference {ref.tests}")
+        fr.kinds.append(_classify_ids(got, ref))
+    if ref.complete is not None and ours.complete != ref.complete:
+        fr.agree = False
+        fr.differences.append(f"complete: ours {ours.complete} ({'; '.join(ours.notes)}) != {ref.complete}")
+        fr.kinds.append("stricter-complete" if ref.complete else "laxer-complete")
+    return fr
+
+
+def _classify_ids(got: list[tuple[str, str]], ref: Ref) -> str:
+    if len(got) != len(ref.tests) or [g[1] for g in got] != [r[1] for r in ref.tests]:
+        return "outcomes"
+    # Same outcomes in the same order, only names differ: are ours the reference's names with the
+    # closing test points of anonymous subtests added as prefixes?
+    for (g, _), (r, _) in zip(got, ref.tests, strict=True):
+        ours, theirs = g.split(ID_SEPARATOR), r.split(ID_SEPARATOR)
+        if ours[-1] != theirs[-1]:
+            return "ids"
+    return "subtest-path"
+
+
+def tap_corpus(root: Path) -> Iterator[tuple[str, str, Callable[[str, bool], TestResults], Ref, bool]]:
+    for fixture in sorted((root / "fixtures").glob("*.tap")):
+        snap = root / "snapshots" / f"{fixture.name}.test.cjs"
+        if not snap.exists():
+            continue
+        text = fixture.read_text(encoding="utf-8")
+        ref, well_formed = tap_reference(snap.read_text(encoding="utf-8"))
+        yield fixture.name, text, _tap_parse, ref, well_formed
+
+
+def _tap_parse(text: str, truncated: bool) -> TestResults:
+    from patchbench.runners.tap import TapRunner
+
+    with tempfile.TemporaryDirectory() as d:
+        return TapRunner().parse(RunOutput(text, "", 0, Path(d), stdout_truncated=truncated))
+
+
+# -- cuts ---------------------------------------------------------------------------------------------
+
+
+def cut_positions(text: str, n: int) -> list[int]:
+    """Every line end, and ``n`` positions spread evenly (mid-line cuts)."""
+    ends = {i + 1 for i, ch in enumerate(text) if ch == "\n"}
+    step = max(1, len(text) // max(1, n))
+    return sorted(ends | set(range(0, len(text), step)))
+
+
+def head_tail(text: str, at: int, dropped: int) -> str:
+    """The sandbox's capture of ``text`` with ``dropped`` characters from ``at`` removed (head, marker,
+    tail), as ``patchbench.sandbox._base._Capture`` keeps it."""
+    return text[:at] + f"\n[... {dropped} bytes dropped by patchbench ...]\n" + text[at + dropped :]
+
+
+def false_passes(full: TestResults, cut: TestResults) -> list[str]:
+    """Tests the cut reads as passed while the whole output did not pass them, when the cut is complete."""
+    if not cut.complete:
+        return []
+    passed_in_full = {t.id for t in full.tests if t.outcome is Outcome.PASSED}
+    return sorted({t.id for t in cut.tests if t.outcome is Outcome.PASSED and t.id not in passed_in_full})
+
+
+def check_cuts(text: str, parse: Callable[[str, bool], TestResults], n: int) -> tuple[int, list[str]]:
+    full = parse(text, False)
+    bad: list[str] = []
+    count = 0
+    for at in cut_positions(text, n):
+        count += 1
+        if false_passes(full, parse(text[:at], False)):
+            bad.append(f"prefix {at}")
+        for dropped in (1, 7, 40, 200):
+            if at + dropped >= len(text):
+                continue
+            count += 1
+            if false_passes(full, parse(head_tail(text, at, dropped), True)):
+                bad.append(f"head+tail at {at} dropping {dropped}")
+    return count, bad
+
+
+KINDS: dict[
+    str, Callable[[Path], Iterator[tuple[str, str, Callable[[str, bool], TestResults], Ref, bool]]]
+] = {
+    "tap": tap_corpus,
+}
+
+
+def _kind_of(path: Path) -> str:
+    if (path / "fixtures").is_dir() and (path / "snapshots").is_dir():
+        return "tap"
+    if (path / "src" / "test_inputs").is_dir():
+        return "cargo"
+    if (path / "reference").is_dir() and any(path.rglob("*.out")):
+        return "go"
+    if any(path.glob("*.events.jsonl")):
+        return "node"
+    raise SystemExit(f"{path}: not a corpus this script knows (give KIND=DIR)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("corpus", nargs="+")
+    ap.add_argument("--cuts", type=int, default=40, help="mid-line cut positions per file (default 40)")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "parser_agreement.json")
+    args = ap.parse_args()
+    rows: list[dict[str, Any]] = []
+    for spec in args.corpus:
+        kind, _, where = spec.rpartition("=") if "=" in spec else ("", "", spec)
+        path = Path(where)
+        kind = kind or _kind_of(path)
+        results: list[FileResult] = []
+        for name, text, parse, ref, well_formed in KINDS[kind](path):
+            fr = compare(name, parse(text, False), ref, well_formed=well_formed)
+            fr.cuts, fr.bad_cuts = check_cuts(text, parse, args.cuts)
+            results.append(fr)
+        rows.append(_row(kind, path, results))
+    _print(rows)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+
+
+def _row(kind: str, path: Path, results: list[FileResult]) -> dict[str, Any]:
+    wf = [r for r in results if r.well_formed]
+    return {
+        "protocol": kind,
+        "corpus": str(path),
+        "files": len(results),
+        "agree": sum(r.agree for r in results),
+        "well_formed": len(wf),
+        "well_formed_agree": sum(r.agree for r in wf),
+        "explained": sum(1 for r in results if not r.agree and all(k in REASONS for k in r.kinds)),
+        "cuts": sum(r.cuts for r in results),
+        "cuts_complete_false_pass": sum(len(r.bad_cuts) for r in results),
+        "differences": [
+            {"file": r.name, "well_formed": r.well_formed, "kinds": r.kinds, "details": r.differences}
+            for r in results
+            if not r.agree
+        ],
+        "bad_cuts": [{"file": r.name, "cuts": r.bad_cuts[:20]} for r in results if r.bad_cuts],
+    }
+
+
+def _print(rows: list[dict[str, Any]]) -> None:
+    print("| protocol | files | agree | well-formed: agree | explained | cuts | complete false passes |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(
+            f"| {r['protocol']} | {r['files']} | {r['agree']} | {r['well_formed_agree']}/{r['well_formed']} "
+            f"| {r['explained']}/{r['files'] - r['agree']} | {r['cuts']} | {r['cuts_complete_false_pass']} |"
+        )
+    for r in rows:
+        for d in r["differences"]:
+            kinds = ", ".join(d["kinds"])
+            form = "well-formed" if d["well_formed"] else "malformed"
+            print(f"\n{r['protocol']} {d['file']} ({form}): {kinds}")
+            for k in d["kinds"]:
+                if k in REASONS:
+                    print(f"  why: {REASONS[k]}")
+            for line in d["details"]:
+                print(f"  {line[:600]}")
+        for b in r["bad_cuts"]:
+            print(f"\n{r['protocol']} {b['file']}: cuts read as complete with a false pass: {b['cuts']}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
