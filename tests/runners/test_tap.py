@@ -41,6 +41,8 @@ def test_every_tap_fixture_has_an_expected_parse() -> None:
         "node_nested",
         "perl_more",
         "perl_truncated",
+        "perl_buffered",
+        "perl_skip_all",
         "py_tap13",
     }
 
