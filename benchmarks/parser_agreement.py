@@ -36,11 +36,13 @@ import json
 import re
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from patchbench.errors import ResultParseError
 from patchbench.results import Outcome, TestResults
 from patchbench.runners._base import RunOutput
 from patchbench.runners.tap import ID_SEPARATOR
@@ -55,6 +57,20 @@ REASONS = {
         "(test points after a trailing plan, a subtest that never closed or does not match its plan): "
         "an incomplete run is never graded resolved, so this can only fail safe"
     ),
+    "unfinished-failed": (
+        "tests that started and never reported a result (the stream lost their events): patchbench fails "
+        "them and marks the run incomplete (default-fail), the reference leaves them out"
+    ),
+    "reference-decoding": (
+        "an old libtest name with an unescaped Windows path ('src\\bindings\\table.rs'): the reference "
+        "decodes '\\t' as a tab (which its XML then reads as a space); patchbench reads the path "
+        "literally, as libtest meant it"
+    ),
+    "reference-stopped": (
+        "gotestsum --raw-command stops at the first line that is not JSON (exit 3) and fails the test that "
+        "was running; patchbench skips the line (go test -json output interleaves other commands' text) "
+        "and reads the test's own pass event that follows it"
+    ),
     "subtest-path": (
         "same tests, same outcomes, same leaf names; only the path of an unnamed subtest differs: "
         "patchbench prefixes an anonymous subtest's tests with the test point that closes it, tap-parser "
@@ -62,6 +78,10 @@ REASONS = {
         "calls a '# Subtest' comment between unannounced levels ambiguous"
     ),
 }
+
+
+#: Files where the reference tool itself failed (checked by hand; the kind's reason says how).
+FILE_KINDS = {"testjson_testdata_go-test-json-with-nonjson-stdout.out": "reference-stopped"}
 
 
 @dataclass
@@ -82,6 +102,10 @@ class FileResult:
     kinds: list[str] = field(default_factory=list)
     bad_cuts: list[str] = field(default_factory=list)
     cuts: int = 0
+
+
+#: name, channel text, parse(text, truncated), judge(whole parse) -> agreement.
+Corpus = Iterator[tuple[str, str, Callable[[str, bool], TestResults], Callable[[TestResults], FileResult]]]
 
 
 def _outcome(o: Outcome) -> str:
@@ -245,14 +269,20 @@ def _classify_ids(got: list[tuple[str, str]], ref: Ref) -> str:
     return "subtest-path"
 
 
-def tap_corpus(root: Path) -> Iterator[tuple[str, str, Callable[[str, bool], TestResults], Ref, bool]]:
+def tap_corpus(root: Path) -> Corpus:
     for fixture in sorted((root / "fixtures").glob("*.tap")):
         snap = root / "snapshots" / f"{fixture.name}.test.cjs"
         if not snap.exists():
             continue
         text = fixture.read_text(encoding="utf-8")
         ref, well_formed = tap_reference(snap.read_text(encoding="utf-8"))
-        yield fixture.name, text, _tap_parse, ref, well_formed
+
+        def judge(
+            ours: TestResults, name: str = fixture.name, ref: Ref = ref, wf: bool = well_formed
+        ) -> FileResult:
+            return compare(name, ours, ref, well_formed=wf)
+
+        yield fixture.name, text, _tap_parse, judge
 
 
 def _tap_parse(text: str, truncated: bool) -> TestResults:
@@ -260,6 +290,127 @@ def _tap_parse(text: str, truncated: bool) -> TestResults:
 
     with tempfile.TemporaryDirectory() as d:
         return TapRunner().parse(RunOutput(text, "", 0, Path(d), stdout_truncated=truncated))
+
+
+# -- JUnit XML references (gotestsum's, cargo2junit's) ---------------------------------------------------
+
+_WORST = {PASS: 0, SKIP: 1, TODO: 2, FAIL: 3}
+_CONTROL_NAMES = {"\b": "\\b", "\f": "\\f", "\x0b": "\\v"}
+
+
+def _junit_reference(xml_text: str, make_id: Callable[[str, str], str]) -> tuple[Ref, bool]:
+    """(id, outcome) of every testcase, worst first per id; and whether a package-level failure is in
+    it (gotestsum's ``TestMain`` testcase with an empty classname)."""
+    # cargo2junit decodes an unescaped Windows path that happens to be valid JSON ("src\bindings")
+    # into control characters, which XML does not allow: read them back as the escapes they were.
+    xml_text = re.sub(
+        r"[\x00-\x08\x0b\x0c\x0e-\x1f]", lambda m: _CONTROL_NAMES.get(m.group(0), "?"), xml_text
+    )
+    root = ET.fromstring(xml_text)
+    worst: dict[str, str] = {}
+    package_failure = False
+    for case in root.iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = FAIL
+        elif case.find("skipped") is not None:
+            outcome = SKIP
+        else:
+            outcome = PASS
+        if not classname and name == "TestMain":
+            package_failure = package_failure or outcome == FAIL
+            continue
+        test_id = make_id(classname, name)
+        if test_id not in worst or _WORST[outcome] > _WORST[worst[test_id]]:
+            worst[test_id] = outcome
+    return Ref(tests=sorted(worst.items())), package_failure
+
+
+def compare_sets(name: str, ours: TestResults, ref: Ref, *, must_not_be_clean: bool) -> FileResult:
+    """Agreement as sets of (id, outcome) (the tools order tests differently); a package failure the
+    reference reports must leave our result incomplete or with a build error."""
+    fr = FileResult(name=name, agree=True, well_formed=True)
+    got = sorted({t.id: _outcome(t.outcome) for t in ours.tests}.items())
+    if got != ref.tests:
+        fr.agree = False
+        only_ours = sorted(set(got) - set(ref.tests))
+        only_ref = sorted(set(ref.tests) - set(got))
+        fr.differences.append(f"tests: only ours {only_ours[:20]}; only the reference {only_ref[:20]}")
+        fr.kinds.append(_classify_sets(ours, only_ours, only_ref))
+    if must_not_be_clean and ours.complete and ours.build_error is None:
+        fr.agree = False
+        fr.differences.append("the reference reports a package failure; ours is complete and clean")
+        fr.kinds.append("package-failure")
+    return fr
+
+
+def _classify_sets(
+    ours: TestResults, only_ours: list[tuple[str, str]], only_ref: list[tuple[str, str]]
+) -> str:
+    ref_ids = {i for i, _ in only_ref}
+    if not only_ref and not ours.complete and all(o == FAIL for _, o in only_ours):
+        return "unfinished-failed"
+    if len(only_ours) == len(only_ref) and all(
+        re.sub(r"\\[tnr]", " ", i) in ref_ids and o == ro
+        for (i, o), (_, ro) in zip(only_ours, only_ref, strict=True)
+    ):
+        return "reference-decoding"
+    return "tests"
+
+
+def go_corpus(root: Path) -> Corpus:
+    from patchbench.runners.go import GoTestRunner
+
+    for stream in sorted(root.glob("*.out")):
+        ref_file = root / "reference" / f"{stream.stem}.xml"
+        if not ref_file.exists():
+            continue
+        err_file = stream.with_suffix(".err")
+        stderr = err_file.read_text(encoding="utf-8") if err_file.exists() else ""
+        ref, package_failure = _junit_reference(ref_file.read_text(encoding="utf-8"), _go_id)
+        code = 1 if package_failure or any(o == FAIL for _, o in ref.tests) else 0
+
+        def parse(text: str, truncated: bool, stderr: str = stderr, code: int = code) -> TestResults:
+            with tempfile.TemporaryDirectory() as d:
+                return GoTestRunner().parse(
+                    RunOutput(text, stderr, code, Path(d), stdout_truncated=truncated)
+                )
+
+        def judge(
+            ours: TestResults, name: str = stream.name, ref: Ref = ref, pf: bool = package_failure
+        ) -> FileResult:
+            return compare_sets(name, ours, ref, must_not_be_clean=pf)
+
+        yield stream.name, stream.read_text(encoding="utf-8"), parse, judge
+
+
+def _go_id(classname: str, name: str) -> str:
+    return f"{classname}.{name}" if classname else name
+
+
+def cargo_corpus(root: Path) -> Corpus:
+    from patchbench.runners.cargo import CargoTestRunner
+
+    inputs = root / "src" / "test_inputs"
+    for expected in sorted((root / "src" / "expected_outputs").glob("*.out")):
+        source = inputs / f"{expected.stem}.json"
+        if not source.exists():
+            continue  # an output of another input with other options (cargo_failure_shortened)
+        ref, _ = _junit_reference(expected.read_text(encoding="utf-8"), _cargo_id)
+        code = 101 if any(o == FAIL for _, o in ref.tests) else 0
+
+        def parse(text: str, truncated: bool, code: int = code) -> TestResults:
+            with tempfile.TemporaryDirectory() as d:
+                return CargoTestRunner().parse(RunOutput(text, "", code, Path(d), stdout_truncated=truncated))
+
+        def judge(ours: TestResults, name: str = source.name, ref: Ref = ref) -> FileResult:
+            return compare_sets(name, ours, ref, must_not_be_clean=False)
+
+        yield source.name, source.read_text(encoding="utf-8", errors="replace"), parse, judge
+
+
+def _cargo_id(classname: str, name: str) -> str:
+    return f"{classname}::{name}" if classname else name
 
 
 # -- cuts ---------------------------------------------------------------------------------------------
@@ -278,35 +429,43 @@ def head_tail(text: str, at: int, dropped: int) -> str:
     return text[:at] + f"\n[... {dropped} bytes dropped by patchbench ...]\n" + text[at + dropped :]
 
 
-def false_passes(full: TestResults, cut: TestResults) -> list[str]:
+def _safe(parse: Callable[[str, bool], TestResults], text: str, truncated: bool) -> TestResults | None:
+    """The parse, or None for no result at all (``ResultParseError``: graded as such, never a pass)."""
+    try:
+        return parse(text, truncated)
+    except ResultParseError:
+        return None
+
+
+def false_passes(full: TestResults | None, cut: TestResults | None) -> list[str]:
     """Tests the cut reads as passed while the whole output did not pass them, when the cut is complete."""
-    if not cut.complete:
+    if cut is None or not cut.complete:
         return []
-    passed_in_full = {t.id for t in full.tests if t.outcome is Outcome.PASSED}
+    passed_in_full = {t.id for t in full.tests if t.outcome is Outcome.PASSED} if full else set()
     return sorted({t.id for t in cut.tests if t.outcome is Outcome.PASSED and t.id not in passed_in_full})
 
 
 def check_cuts(text: str, parse: Callable[[str, bool], TestResults], n: int) -> tuple[int, list[str]]:
-    full = parse(text, False)
+    full = _safe(parse, text, False)
     bad: list[str] = []
     count = 0
     for at in cut_positions(text, n):
         count += 1
-        if false_passes(full, parse(text[:at], False)):
+        if false_passes(full, _safe(parse, text[:at], False)):
             bad.append(f"prefix {at}")
         for dropped in (1, 7, 40, 200):
             if at + dropped >= len(text):
                 continue
             count += 1
-            if false_passes(full, parse(head_tail(text, at, dropped), True)):
+            if false_passes(full, _safe(parse, head_tail(text, at, dropped), True)):
                 bad.append(f"head+tail at {at} dropping {dropped}")
     return count, bad
 
 
-KINDS: dict[
-    str, Callable[[Path], Iterator[tuple[str, str, Callable[[str, bool], TestResults], Ref, bool]]]
-] = {
+KINDS: dict[str, Callable[[Path], Corpus]] = {
     "tap": tap_corpus,
+    "go": go_corpus,
+    "cargo": cargo_corpus,
 }
 
 
@@ -334,8 +493,11 @@ def main() -> None:
         path = Path(where)
         kind = kind or _kind_of(path)
         results: list[FileResult] = []
-        for name, text, parse, ref, well_formed in KINDS[kind](path):
-            fr = compare(name, parse(text, False), ref, well_formed=well_formed)
+        for name, text, parse, judge in KINDS[kind](path):
+            whole = _safe(parse, text, False)
+            fr = judge(whole if whole is not None else TestResults(runner=kind, complete=False))
+            if not fr.agree and name in FILE_KINDS:
+                fr.kinds = [FILE_KINDS[name]]
             fr.cuts, fr.bad_cuts = check_cuts(text, parse, args.cuts)
             results.append(fr)
         rows.append(_row(kind, path, results))

@@ -627,3 +627,17 @@ def test_truncated_standard_output_without_a_log_is_incomplete(tmp_path: Path) -
     results = CargoTestRunner().parse(RunOutput(stdout, stderr, code, tmp_path, stdout_truncated=True))
     assert results.complete is False
     assert any("truncated" in n for n in results.notes)
+
+
+def test_an_unescaped_path_that_happens_to_be_valid_json_is_read_literally() -> None:
+    """``src\\bindings\\blob.rs`` unescaped is valid JSON that reads as backspaces (cargo2junit's
+    azfunc input); no test name holds control characters, so the backslashes are read literally."""
+    stdout, stderr, _ = _load("json_passing")
+    events = [json.loads(ln) for ln in stdout.splitlines() if ln.startswith("{")]
+    started = next(i for i, e in enumerate(events) if e.get("type") == "suite" and e["event"] == "started")
+    lines = [json.dumps(e) for e in events]
+    name = "src\\bindings\\blob.rs - bindings::blob (line 9)"
+    lines.insert(started + 1, '{ "type": "test", "event": "started", "name": "' + name + '" }')
+    lines.insert(started + 2, '{ "type": "test", "name": "' + name + '", "event": "ok" }')
+    results = parse_cargo_test("\n".join(lines) + "\n", stderr, 0)
+    assert _by_id(results)[name].outcome is Outcome.PASSED
