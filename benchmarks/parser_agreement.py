@@ -413,6 +413,52 @@ def _cargo_id(classname: str, name: str) -> str:
     return f"{classname}::{name}" if classname else name
 
 
+# -- node: node's own events --------------------------------------------------------------------------
+
+
+def node_reference(events_jsonl: str) -> Ref:
+    """(full name, outcome) of every ``test:pass``/``test:fail`` event, in node's order."""
+    ref = Ref(tests=[])
+    for line in events_jsonl.splitlines():
+        if not line.strip():
+            continue
+        e = json.loads(line)
+        if e["skip"]:
+            outcome = SKIP
+        elif e["todo"]:
+            outcome = TODO
+        else:
+            outcome = PASS if e["type"] == "test:pass" else FAIL
+        if not e["path"][-1]:
+            ref.wildcard_ids.add(len(ref.tests))
+        ref.tests.append((ID_SEPARATOR.join(e["path"]), outcome))
+    return ref
+
+
+def node_corpus(root: Path) -> Corpus:
+    from patchbench.runners.node import REPORT_FILE, NodeTestRunner
+
+    for events in sorted(root.glob("*.events.jsonl")):
+        name = events.name.removesuffix(".events.jsonl")
+        tap_file = root / f"{name}.tap"
+        if not tap_file.exists():
+            continue
+        ref = node_reference(events.read_text(encoding="utf-8"))
+        code = 1 if any(o == FAIL for _, o in ref.tests) else 0
+
+        def parse(text: str, truncated: bool, code: int = code) -> TestResults:
+            with tempfile.TemporaryDirectory() as d:
+                if truncated:  # no report file: node's TAP on captured standard output
+                    return NodeTestRunner().parse(RunOutput(text, "", code, Path(d), stdout_truncated=True))
+                (Path(d) / REPORT_FILE).write_text(text, encoding="utf-8")
+                return NodeTestRunner().parse(RunOutput("", "", code, Path(d)))
+
+        def judge(ours: TestResults, name: str = tap_file.name, ref: Ref = ref) -> FileResult:
+            return compare(name, ours, ref, well_formed=True)
+
+        yield tap_file.name, tap_file.read_text(encoding="utf-8"), parse, judge
+
+
 # -- cuts ---------------------------------------------------------------------------------------------
 
 
@@ -466,6 +512,7 @@ KINDS: dict[str, Callable[[Path], Corpus]] = {
     "tap": tap_corpus,
     "go": go_corpus,
     "cargo": cargo_corpus,
+    "node": node_corpus,
 }
 
 

@@ -556,6 +556,13 @@ def test_node_escapes_give_node_own_names() -> None:
     assert [t.id for t in parse_tap(text).tests] == ["tab\\there"]
 
 
+def test_a_name_ending_in_an_escaped_control_character_keeps_it() -> None:
+    """node's own fixture ``escaped description ... \\r``: the name is trimmed before its escapes
+    are read, so a trailing escaped carriage return stays in the id."""
+    (result,) = parse_tap("1..1\nok 1 - tail \\\\r\n", node_escapes=True).tests
+    assert result.id == "tail \r"
+
+
 def test_subtest_yaml_block_attaches_to_the_nested_test() -> None:
     text = (
         "1..1\n# Subtest: s\n    1..1\n"

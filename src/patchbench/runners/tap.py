@@ -440,14 +440,13 @@ class _Level:
         if directive is None:
             # Not a directive: the '#' and what follows stay in the name (tap-parser drops a lone '#').
             description = description + ("#" + after if after else "") + brace
-        name = _unescape(description, self.shared.node_escapes)
         buffered = brace == "{"
-        if _OPEN_BRACE_EOL.search(name):
-            name = _OPEN_BRACE_EOL.sub("", name)
+        if _OPEN_BRACE_EOL.search(description):
+            description = _OPEN_BRACE_EOL.sub("", description)
             buffered = True
-        name = name.strip()
-        if name == "-":
-            name = ""
+        # Trimmed before the escapes are read: a name may end in an escaped control character.
+        description = description.strip()
+        name = "" if description == "-" else _unescape(description, self.shared.node_escapes)
         duration: float | None = None
         if kind == "time":
             duration = float(reason) / 1000.0
