@@ -53,9 +53,10 @@ PASS, FAIL, SKIP, TODO = "pass", "fail", "skip", "todo"
 #: Why a kind of difference is right (only kinds listed here are accepted as explained).
 REASONS = {
     "stricter-complete": (
-        "patchbench marks the run incomplete where the reference calls it complete; the note says why "
-        "(test points after a trailing plan, a subtest that never closed or does not match its plan): "
-        "an incomplete run is never graded resolved, so this can only fail safe"
+        "patchbench marks the run incomplete where the reference calls it complete, and its note says why: "
+        "no TAP at all (zero tests, graded no_tests; tap-parser reads a synthetic '1..0'), a last line "
+        "without its newline (a cut stream), test numbers outside the plan, test points after a trailing "
+        "plan, a subtest never closed; an incomplete run is never graded resolved, so this fails safe"
     ),
     "unfinished-failed": (
         "tests that started and never reported a result (the stream lost their events): patchbench fails "
