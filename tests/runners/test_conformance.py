@@ -300,7 +300,13 @@ def test_no_prefix_ending_at_a_line_end_reads_as_a_complete_false_pass(key: str)
 
 
 @pytest.mark.parametrize("key", sorted(BY_NAME))
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_no_prefix_cut_inside_a_line_reads_as_a_complete_false_pass(key: str, data: st.DataObject) -> None:
     capture = BY_NAME[key]
@@ -311,7 +317,13 @@ def test_no_prefix_cut_inside_a_line_reads_as_a_complete_false_pass(key: str, da
 
 
 @pytest.mark.parametrize("key", sorted(BY_NAME))
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_no_head_and_tail_cut_reads_as_a_complete_false_pass(key: str, data: st.DataObject) -> None:
     """A report file only ever loses its end; captured standard output can lose its middle (and the
