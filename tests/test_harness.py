@@ -94,6 +94,16 @@ def test_nonzero_exit_with_nothing_failing_is_not_a_pass() -> None:
     assert "exited with 3" in v.reason
 
 
+def test_output_truncated_by_the_sandbox_is_never_a_complete_pass() -> None:
+    """Regression: the harness never read the capture's ``truncated`` flag. Here the sandbox keeps the
+    head and tail of 300 kB of output; both test lines and the plan survive the cut, so the text alone
+    reads as a complete pass, but what was dropped could have held anything."""
+    flood = "echo 1..2; echo 'ok 1 - a'; head -c 300000 /dev/zero | tr '\\0' x; echo; echo 'ok 2 - b'"
+    v = pb.run(tap_task(flood, f2p=("b",), p2p=("a",)), Candidate.empty())
+    assert v.status is Status.UNRESOLVED, v.reason
+    assert any("truncated" in n for n in v.notes), v.notes
+
+
 def test_timeout_kills_the_run_and_is_status_timeout() -> None:
     v = pb.run(tap_task("echo 1..1; sleep 60", p2p=("a",), limit=1), Candidate.empty())
     assert v.status is Status.TIMEOUT

@@ -333,7 +333,15 @@ def run(
             if unsafe is None:
                 try:
                     parsed = runner.parse(
-                        RunOutput(res.text("stdout"), res.text("stderr"), res.exit_code, rdir, res.uid)
+                        RunOutput(
+                            res.text("stdout"),
+                            res.text("stderr"),
+                            res.exit_code,
+                            rdir,
+                            res.uid,
+                            stdout_truncated=res.stdout_truncated,
+                            stderr_truncated=res.stderr_truncated,
+                        )
                     )
                 except UnsafeFileError as e:
                     unsafe = str(e)

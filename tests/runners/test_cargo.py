@@ -588,3 +588,56 @@ def test_text_suite_without_summary_is_incomplete() -> None:
     results = parse_cargo_test("running 2 tests\ntest a ... ok\n", "", None)
     assert results.complete is False
     assert [(t.id, t.outcome) for t in results.tests] == [("a", Outcome.PASSED)]
+
+
+def test_a_name_with_an_invalid_json_escape_is_recovered_not_dropped() -> None:
+    """Regression: older libtest releases wrote names unescaped; a Windows doc test ``src\\lib.rs - f
+    (line 3)`` is an invalid JSON escape, and the line was dropped with its test. Its backslashes are
+    now read literally (as cargo2junit does)."""
+    stdout, stderr, _ = _load("json_passing")
+    events = [json.loads(ln) for ln in stdout.splitlines() if ln.startswith("{")]
+    started = next(i for i, e in enumerate(events) if e.get("type") == "suite" and e["event"] == "started")
+    lines = [json.dumps(e) for e in events]
+    name = "src\\lib.rs - func (line 47)"  # the JSON text holds one raw backslash
+    lines.insert(started + 1, '{ "type": "test", "event": "started", "name": "' + name + '" }')
+    lines.insert(started + 2, '{ "type": "test", "name": "' + name + '", "event": "ignored" }')
+    results = parse_cargo_test("\n".join(lines) + "\n", stderr, 0)
+    assert _by_id(results)["src\\lib.rs - func (line 47)"].outcome is Outcome.SKIPPED
+    assert not any("non-JSON" in n for n in results.notes)
+
+
+def test_fewer_suites_than_test_binaries_is_incomplete() -> None:
+    """Per-suite signal: cargo names every test binary it runs on stderr; a binary whose suite is
+    missing from the events (a cut between suites) leaves the run incomplete."""
+    stdout, stderr, code = _load("json_full")
+    lines = stdout.splitlines(keepends=True)
+    # Drop the last suite, from its start to its end.
+    starts = [i for i, ln in enumerate(lines) if '"type": "suite", "event": "started"' in ln]
+    assert len(starts) >= 2
+    cut = "".join(lines[: starts[-1]])
+    whole = parse_cargo_test(stdout, stderr, code)
+    results = parse_cargo_test(cut, stderr, code)
+    assert not any("test binaries but" in n for n in whole.notes)
+    assert results.complete is False
+    assert any("test binaries but" in n for n in results.notes)
+
+
+def test_truncated_standard_output_without_a_log_is_incomplete(tmp_path: Path) -> None:
+    stdout, stderr, code = _load("json_passing")
+    results = CargoTestRunner().parse(RunOutput(stdout, stderr, code, tmp_path, stdout_truncated=True))
+    assert results.complete is False
+    assert any("truncated" in n for n in results.notes)
+
+
+def test_an_unescaped_path_that_happens_to_be_valid_json_is_read_literally() -> None:
+    """``src\\bindings\\blob.rs`` unescaped is valid JSON that reads as backspaces (cargo2junit's
+    azfunc input); no test name holds control characters, so the backslashes are read literally."""
+    stdout, stderr, _ = _load("json_passing")
+    events = [json.loads(ln) for ln in stdout.splitlines() if ln.startswith("{")]
+    started = next(i for i, e in enumerate(events) if e.get("type") == "suite" and e["event"] == "started")
+    lines = [json.dumps(e) for e in events]
+    name = "src\\bindings\\blob.rs - bindings::blob (line 9)"
+    lines.insert(started + 1, '{ "type": "test", "event": "started", "name": "' + name + '" }')
+    lines.insert(started + 2, '{ "type": "test", "name": "' + name + '", "event": "ok" }')
+    results = parse_cargo_test("\n".join(lines) + "\n", stderr, 0)
+    assert _by_id(results)[name].outcome is Outcome.PASSED

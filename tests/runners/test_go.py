@@ -23,6 +23,7 @@ from patchbench.runners.go import (
     add_json_to_script,
     normalise_go_id,
     parse_go_test_json,
+    stderr_build_failures,
     with_json,
 )
 from patchbench.task import Protocol, TestCommand, TestSpec
@@ -79,6 +80,85 @@ def test_captured_stream_parses_to_the_expected_results(expected_file: Path) -> 
     by_id = {t.id: t for t in results.tests}
     for test_id, fragment in expected.get("messages_include", {}).items():
         assert fragment in (by_id[test_id].message or ""), (test_id, by_id[test_id].message)
+
+
+def test_go_before_1_24_build_failure_is_read_from_standard_error() -> None:
+    """Regression: Go 1.23 reports a package that does not build on standard error only (``# pkg`` and
+    ``file:line:col:`` lines); the stream just fails the package. No build error was set, and the other
+    packages' passes came back as the result."""
+    results = _fixture("build_error_go1_23")
+    assert results.build_error is not None
+    assert "broken/broken.go:6:9: cannot use n / 2" in results.build_error
+    assert "brokentest/ok_test.go:7:11: undefined: Missing" in results.build_error
+    assert results.complete is False
+
+
+def test_go_before_1_24_build_failure_without_its_stderr_still_fails_the_build(tmp_path: Path) -> None:
+    """Standard error cut or lost: the stream's ``[build failed]`` package output is enough."""
+    stream = (GO_DIR / "build_error_go1_23.jsonl").read_text(encoding="utf-8")
+    results = parse_go_test_json(stream, stderr="", exit_code=1)
+    assert results.build_error is not None
+    assert "example.com/builderr/broken: build failed" in results.build_error
+    assert results.complete is False
+
+
+def test_stderr_build_blocks_need_a_go_file_error() -> None:
+    """A ``# pkg`` header with only linker or cgo chatter under it is not a build failure."""
+    stderr = (
+        "# example.com/x\nld: warning: something\n# example.com/y [example.com/y.test]\ny/y.go:3:1: bad\n"
+    )
+    assert stderr_build_failures(stderr) == {
+        "example.com/y": "# example.com/y [example.com/y.test]\ny/y.go:3:1: bad"
+    }
+
+
+def test_go_before_1_20_text_build_failed_line_is_a_build_error() -> None:
+    """Go before 1.20 printed ``FAIL pkg [build failed]`` as text among the events (not captured here:
+    the toolchains before 1.21 cannot be fetched as modules; the line is go's fixed format)."""
+    events = (GO_DIR / "mixed.jsonl").read_text(encoding="utf-8")
+    results = parse_go_test_json(events + "FAIL\texample.com/gone [build failed]\n", exit_code=1)
+    assert results.build_error is not None and "example.com/gone" in results.build_error
+
+
+def test_a_package_without_a_start_event_was_cut_off_its_head() -> None:
+    """Per-package start/end: a head+tail cut between packages leaves a package that never started."""
+    lines = (GO_DIR / "mixed.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    first_pkg = json.loads(lines[0])["Package"]
+    cut = [
+        ln
+        for ln in lines
+        if json.loads(ln).get("Package") != first_pkg or json.loads(ln)["Action"] != "start"
+    ]
+    whole = parse_go_test_json(
+        "".join(lines), exit_code=json.loads((GO_DIR / "mixed.run.json").read_text())["exit_code"]
+    )
+    assert not any("without a start event" in n for n in whole.notes)
+    results = parse_go_test_json("".join(cut), exit_code=1)
+    assert results.complete is False
+    assert any("without a start event" in n for n in results.notes)
+
+
+def _passing_packages_only() -> str:
+    events = [json.loads(ln) for ln in (GO_DIR / "mixed.jsonl").read_text(encoding="utf-8").splitlines()]
+    passed = {e["Package"] for e in events if e["Action"] == "pass" and not e.get("Test")}
+    return "".join(json.dumps(e) + "\n" for e in events if e.get("Package") in passed)
+
+
+def test_a_nonzero_exit_with_nothing_failed_is_incomplete() -> None:
+    """The exit code is a completeness signal: go test exits 0 when every package passed."""
+    stream = _passing_packages_only()
+    assert parse_go_test_json(stream, exit_code=0).complete is True
+    results = parse_go_test_json(stream, exit_code=1)
+    assert results.complete is False
+    assert any("no package or test failed" in n for n in results.notes)
+
+
+def test_truncated_standard_output_read_without_a_report_is_incomplete(tmp_path: Path) -> None:
+    stdout = (GO_DIR / "mixed.jsonl").read_text(encoding="utf-8")
+    out = RunOutput(stdout=stdout, stderr="", exit_code=1, report_dir=tmp_path, stdout_truncated=True)
+    results = GoTestRunner().parse(out)
+    assert results.complete is False
+    assert any("truncated" in n for n in results.notes)
 
 
 def test_passing_tests_carry_no_message_and_failures_drop_go_framing_lines() -> None:

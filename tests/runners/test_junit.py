@@ -405,3 +405,26 @@ def test_the_wrapper_copies_only_reports_written_during_the_run(tmp_path: Path) 
         "mod/target/failsafe-reports/TEST-p.B.xml",
         "target/surefire-reports/TEST-p.A$Inner.xml",
     ]
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.6, 0.95])
+def test_a_report_cut_while_written_with_exit_code_0_is_incomplete(tmp_path: Path, keep: float) -> None:
+    """Regression: a JUnit report truncated (the JVM killed while writing it) with exit code 0 read as a
+    complete run of 0 tests. A report that is there but unreadable now makes the run incomplete."""
+    source = JUNIT_DIR / "console_full.reports"
+    for f in source.iterdir():
+        data = f.read_bytes()
+        (tmp_path / f.name).write_bytes(
+            data[: int(len(data) * keep)] if f.name == "TEST-junit-jupiter.xml" else data
+        )
+    out = _output("console_full")
+    results = RUNNER.parse(RunOutput(out.stdout, out.stderr, 0, tmp_path))
+    assert results.complete is False
+    assert any("not well-formed" in n or "empty" in n for n in results.notes)
+
+
+def test_every_report_cut_with_exit_code_0_is_incomplete(tmp_path: Path) -> None:
+    (tmp_path / "TEST-x.xml").write_bytes(b"<?xml version='1.0'?><testsuite name='x'><testcase name='a'")
+    results = RUNNER.parse(RunOutput("", "", 0, tmp_path))
+    assert results.tests == ()
+    assert results.complete is False

@@ -365,3 +365,18 @@ def test_a_missing_framework_report_is_a_parse_error(tmp_path: Path) -> None:
 def test_a_killed_jest_run_is_incomplete(tmp_path: Path) -> None:
     shutil.copyfile(FW_DIR / "jest.json", tmp_path / "jest.json")
     assert JestRunner().parse(RunOutput("", "", None, tmp_path)).complete is False
+
+
+def test_names_with_control_characters_are_node_own_names(tmp_path: Path) -> None:
+    """Regression: node's TAP reporter writes a tab in a name as ``\\\\t`` (control characters
+    escaped, then backslashes doubled); ids kept the escape, unlike node's own test names."""
+    results = _node("names", tmp_path)
+    ids = [t.id for t in results.tests]
+    assert "tab\tin the name" in ids
+    assert "new\nline" in ids
+    assert "suite\twith tab > inner\rreturn" in ids
+    assert "issue #7 # SKIP is not a directive" in ids
+    runner = NodeTestRunner()
+    found = match_ids(runner, ["tab\tin the name", "tab in the name", "new\nline", "C:\\temp path"], results)
+    assert all(found.values()), found
+    assert found["new\nline"] is not None and found["new\nline"].outcome is Outcome.FAILED

@@ -41,6 +41,8 @@ def test_every_tap_fixture_has_an_expected_parse() -> None:
         "node_nested",
         "perl_more",
         "perl_truncated",
+        "perl_buffered",
+        "perl_skip_all",
         "py_tap13",
     }
 
@@ -171,6 +173,68 @@ def test_bail_out_marks_the_run_incomplete_and_stops_reading() -> None:
     assert any("Bail out! disk full" in n for n in results.notes)
 
 
+def test_plan_after_results_with_more_results_after_it_is_incomplete() -> None:
+    """Regression: ``1..15`` after 10 results, then 5 more, read as a complete run of 15. Only comments
+    may follow a trailing plan; the test points after it are not read."""
+    lines = [f"ok {i} - t{i}" for i in range(1, 11)] + ["1..15"] + [f"ok {i} - t{i}" for i in range(11, 16)]
+    results = parse_tap("\n".join(lines) + "\n")
+    assert [t.id for t in results.tests] == [f"t{i}" for i in range(1, 11)]
+    assert results.complete is False
+    assert any("after the trailing plan" in n for n in results.notes)
+    # Even when the trailing plan matches what came before it.
+    matching = parse_tap("ok 1 - a\n1..1\nnot ok 2 - b\n")
+    assert [t.id for t in matching.tests] == ["a"] and matching.complete is False
+
+
+def test_comments_after_a_trailing_plan_are_fine() -> None:
+    results = parse_tap("ok 1 - a\n1..1\n# tests 1\n# pass 1\n")
+    assert results.complete is True and results.notes == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1..1\nok", "1..1\nok 1 - a", "ok 1 - a\n1..1", "1..1\n# Subtest: s\n    ok 1 - x"],
+    ids=["bare-ok", "named", "plan", "child"],
+)
+def test_a_last_line_without_its_newline_is_incomplete(text: str) -> None:
+    """Regression: ``1..1\\nok 1 # Skip`` cut to ``1..1\\nok`` was a complete pass. A stream that ends
+    inside a line was cut there, and a cut test line can lose its directive or its ``not``."""
+    results = parse_tap(text)
+    assert results.complete is False
+    assert any("ends inside a line" in n for n in results.notes)
+
+
+def test_a_last_comment_without_newline_does_not_matter() -> None:
+    results = parse_tap("1..1\nok 1 - a\n# done")
+    assert results.complete is True
+
+
+def test_tap_runner_output_truncated_by_the_sandbox_is_never_complete(tmp_path: Path) -> None:
+    """Regression: the sandbox keeps a head and a tail; a cut inside ``not ok 3`` left a tail starting
+    ``ok 3`` and the run read as complete passes. The capture's ``truncated`` flag now reaches here."""
+    head = "1..3\nok 1 - a\nnot ok 2 - b\n"
+    tail = "ok 3 - c\n"
+    stdout = head + "\n[... 1000 bytes dropped by patchbench ...]\n" + tail
+    plain = TapRunner().parse(RunOutput(stdout=stdout, stderr="", exit_code=1, report_dir=tmp_path))
+    assert plain.complete is True  # the text alone cannot tell
+    cut = TapRunner().parse(
+        RunOutput(stdout=stdout, stderr="", exit_code=1, report_dir=tmp_path, stdout_truncated=True)
+    )
+    assert cut.complete is False
+    assert any("truncated" in n for n in cut.notes)
+    # Standard error being cut says nothing about the TAP on standard output.
+    err_cut = TapRunner().parse(
+        RunOutput(stdout=head + tail, stderr="x", exit_code=1, report_dir=tmp_path, stderr_truncated=True)
+    )
+    assert err_cut.complete is True
+
+
+def test_tap_runner_killed_command_is_incomplete(tmp_path: Path) -> None:
+    results = TapRunner().parse(RunOutput("1..1\nok 1 - a\n", "", None, tmp_path))
+    assert results.complete is False
+    assert any("killed" in n for n in results.notes)
+
+
 def test_more_than_one_plan_keeps_the_first_and_notes_it() -> None:
     results = parse_tap("1..2\nok 1 - a\nok 2 - b\n1..3\n")
     assert results.complete is True
@@ -254,10 +318,35 @@ def test_hash_that_is_not_a_directive_stays_in_the_id() -> None:
     assert result.outcome is Outcome.FAILED
 
 
-def test_skipword_prefix_inside_a_word_is_not_a_directive() -> None:
-    (result,) = parse_tap("1..1\nok 1 - a # todolist works\n").tests
-    assert result.id == "a # todolist works"
+def test_a_directive_word_may_run_on_as_tap_parser_reads_it() -> None:
+    """tap-parser reads ``(todo|skip)\\S*`` after the separator: ``# todolist``, ``# TODOORNOTTODO`` and
+    ``# sKiPpPyYy`` are directives (its todo_misparse and skip fixtures); both read as not passed."""
+    (todo,) = parse_tap("1..1\nok 1 - a # todolist works\n").tests
+    assert (todo.id, todo.outcome, todo.message) == ("a", Outcome.XPASS, "works")
+    (hamlette,) = parse_tap("1..1\nnot ok 1 Hamlette # TODOORNOTTODO\n").tests
+    assert (hamlette.id, hamlette.outcome) == ("Hamlette", Outcome.XFAIL)
+    (weird,) = parse_tap("1..1\nok 5    #sKiPpPyYy weird spelling but ok, skip it\n").tests
+    assert (weird.id, weird.outcome) == ("test 5", Outcome.SKIPPED)
+
+
+def test_hash_inside_a_word_is_not_a_directive_separator() -> None:
+    """Regression: ``testTitle#skip`` used to skip the test; the ``#`` must follow whitespace."""
+    (result,) = parse_tap("1..1\nok 4    notskip, because testTitle#skip is not a directive\n").tests
+    assert result.id == "notskip, because testTitle#skip is not a directive"
     assert result.outcome is Outcome.PASSED
+    (escaped,) = parse_tap("1..1\nok 3    \\#skip should not skip because escaped\n").tests
+    assert escaped.id == "#skip should not skip because escaped"
+    assert escaped.outcome is Outcome.PASSED
+
+
+def test_node_tap_time_directive_is_a_duration_not_part_of_the_id() -> None:
+    """Regression: node-tap's ``# time=`` stayed in ids, so an F2P id changed from run to run."""
+    (result,) = parse_tap("1..1\nok 1 - adds numbers # time=12.5ms\n").tests
+    assert result.id == "adds numbers"
+    assert result.outcome is Outcome.PASSED
+    assert result.duration_s == pytest.approx(0.0125)
+    (seconds,) = parse_tap("1..1\nnot ok 1 - slow # time=2s\n").tests
+    assert (seconds.id, seconds.duration_s) == ("slow", pytest.approx(2.0))
 
 
 def test_words_starting_with_ok_are_not_test_lines() -> None:
@@ -372,9 +461,23 @@ def test_subtest_numbers_restart_without_duplicate_notes() -> None:
     assert results.notes == ()
 
 
-def test_closing_line_name_wins_over_the_subtest_comment() -> None:
+def test_the_subtest_comment_names_the_children_as_in_tap_parser() -> None:
+    """tap-parser names a subtest's tests after its ``# Subtest:`` comment (its mismatched-child-assert
+    and perl-test2 fixtures); the closing test point keeps its own name."""
     text = "1..1\n# Subtest: announced\n    1..1\n    ok 1 - x\nok 1 - actual\n"
-    assert [t.id for t in parse_tap(text).tests] == ["actual > x", "actual"]
+    assert [t.id for t in parse_tap(text).tests] == ["announced > x", "actual"]
+
+
+def test_an_invalid_plan_is_not_a_plan() -> None:
+    results = parse_tap("100..1\nok 1\n1..1\n")
+    assert results.complete is True
+    assert "1 non-TAP line ignored" in results.notes
+
+
+def test_a_plan_with_trailing_blanks_is_not_a_plan_as_in_tap_parser() -> None:
+    results = parse_tap("1..2 \nok 1 \nok 2 \n")
+    assert results.complete is False
+    assert [t.id for t in results.tests] == ["test 1", "test 2"]
 
 
 def test_subtest_with_fewer_results_than_its_plan_is_incomplete() -> None:
@@ -398,6 +501,66 @@ def test_bail_out_inside_a_subtest_keeps_the_subtest_prefix() -> None:
     assert _pairs(results) == [("s > x", "passed")]
     assert results.complete is False
     assert any("Bail out! gone" in n for n in results.notes)
+
+
+def test_buffered_subtests_nest_under_their_opening_test_point() -> None:
+    """Regression: ``ok 1 - name {`` ... ``}`` was nested wrongly (the children under the next test)."""
+    text = (
+        "TAP version 14\n1..2\n"
+        "ok 1 - my kids are fine {\n    1..1\n    not ok - no they aren't\n}\n"
+        "not ok 2 - outer {\n    1..1\n    ok 1 - inner {\n        1..1\n        ok 1 - leaf\n    }\n}\n"
+    )
+    results = parse_tap(text)
+    assert _pairs(results) == [
+        ("my kids are fine > no they aren't", "failed"),
+        ("my kids are fine", "passed"),
+        ("outer > inner > leaf", "passed"),
+        ("outer > inner", "passed"),
+        ("outer", "failed"),
+    ]
+    assert results.complete is True, results.notes
+
+
+def test_buffered_subtest_with_directive_and_diagnostics_first() -> None:
+    text = (
+        "1..2\n"
+        "not ok 1 - later # todo not yet {\n    1..1\n    not ok 1 - x\n}\n"
+        "ok 2 - with diag\n  ---\n  note: first\n  ...\n{\n    1..1\n    ok 1 - y\n}\n"
+    )
+    results = parse_tap(text)
+    assert _pairs(results) == [
+        ("later > x", "failed"),
+        ("later", "xfail"),
+        ("with diag > y", "passed"),
+        ("with diag", "passed"),
+    ]
+    assert results.complete is True, results.notes
+
+
+def test_buffered_subtest_never_closed_is_incomplete() -> None:
+    results = parse_tap("1..1\nok 1 - parent {\n    1..2\n    ok 1 - a\n")
+    assert results.complete is False
+
+
+def test_bail_out_inside_a_buffered_subtest_drops_its_opening_result() -> None:
+    """The buffered ``ok`` summarises a block that bailed out: tap-parser drops it, and so do we."""
+    results = parse_tap("1..2\nok 1 - p {\n    1..2\n    ok 1 - a\n    Bail out! gone\n}\nok 2 - q\n")
+    assert _pairs(results) == [("p > a", "passed")]
+    assert results.complete is False
+
+
+def test_node_escapes_give_node_own_names() -> None:
+    """node escapes control characters first and backslashes after: a tab reaches TAP as ``\\\\t``."""
+    text = "TAP version 13\n# Subtest: tab\\\\there\nok 1 - tab\\\\there\n1..1\n"
+    assert [t.id for t in parse_tap(text, node_escapes=True).tests] == ["tab\there"]
+    assert [t.id for t in parse_tap(text).tests] == ["tab\\there"]
+
+
+def test_a_name_ending_in_an_escaped_control_character_keeps_it() -> None:
+    """node's own fixture ``escaped description ... \\r``: the name is trimmed before its escapes
+    are read, so a trailing escaped carriage return stays in the id."""
+    (result,) = parse_tap("1..1\nok 1 - tail \\\\r\n", node_escapes=True).tests
+    assert result.id == "tail \r"
 
 
 def test_subtest_yaml_block_attaches_to_the_nested_test() -> None:

@@ -183,3 +183,5 @@ def test_large_output_below_the_kill_limit_keeps_head_and_tail(sb: Sandbox, tmp_
     assert code == 0
     assert out.startswith("FIRST") and out.rstrip().endswith("LAST")
     assert r.truncated  # type: ignore[attr-defined]
+    # Which stream was cut is told apart: a parser reading stdout must know its own channel was cut.
+    assert r.stdout_truncated and not r.stderr_truncated  # type: ignore[attr-defined]

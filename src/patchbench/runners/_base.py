@@ -34,6 +34,9 @@ class RunOutput:
         report_dir: the host directory the runner's report files were written to (outside the workspace).
         owner: the uid the test command ran as, when known: report files must be its own (read them
             through :func:`patchbench.untrusted.read_untrusted`).
+        stdout_truncated: the sandbox dropped the middle of standard output (kept its head and tail):
+            a result read from it is never complete.
+        stderr_truncated: likewise for standard error.
     """
 
     stdout: str
@@ -41,6 +44,8 @@ class RunOutput:
     exit_code: int | None
     report_dir: Path
     owner: int | None = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
 
 
 class Runner:

@@ -92,6 +92,13 @@ _PANIC = re.compile(r"^panic: ", re.MULTILINE)
 _TIMEOUT = re.compile(r"^panic: test timed out after (?P<after>\S+)", re.MULTILINE)
 _USAGE = re.compile(r"^usage: go |flag provided but not defined|^invalid value .* for flag ", re.MULTILINE)
 _GO_ERROR = re.compile(r"^(?:go: |\S+\.go:\d+(?::\d+)?: |# \S)", re.MULTILINE)
+# Before Go 1.24 a package that does not build is reported on standard error only: a "# pkg" header
+# (" [pkg.test]" for the test variant) and the compiler's (or vet's) "file.go:line:col: msg" lines.
+_STDERR_BLOCK_HEADER = re.compile(r"^# (?P<pkg>\S+)(?: \[[^\]]*\])?\s*$")
+_GO_FILE_ERROR = re.compile(r"^\S+\.go:\d+(?::\d+)?: ")
+# Go before 1.20 printed this as text, not as an event, for a package that did not build.
+_BUILD_FAILED_OUTPUT = re.compile(r"^FAIL\s+\S+\s+\[(?:build|setup) failed\]", re.MULTILINE)
+_TEXT_BUILD_FAILED = re.compile(r"^FAIL\s+(?P<pkg>\S+)\s+\[(?:build|setup) failed\]\s*$")
 # `go test` at a command position of a shell string: after the start, an operator, or a wrapper word.
 _GO_TEST_IN_SHELL = re.compile(
     r"(?P<go>(?:^|(?<=[\s;&|(`]))(?:[\w./-]*/)?go)(?P<flags>(?:\s+-C(?:=|\s+)\S+)?)\s+test(?=\s|$|[;&|)`])"
@@ -185,6 +192,7 @@ class _Test:
 class _Package:
     name: str
     action: str | None = None  # pass, fail, skip
+    started: bool = False  # a "start" event (Go 1.20+) opened it
     failed_build: str | None = None
     output: list[str] = field(default_factory=list)
     tests: list[_Test] = field(default_factory=list)
@@ -225,6 +233,7 @@ class _Stream:
         self.events = 0
         self.non_json = 0
         self.bad_json = 0
+        self.text_build_failed: list[str] = []
 
     def package(self, name: str) -> _Package:
         pkg = self.packages.get(name)
@@ -246,6 +255,9 @@ class _Stream:
             if not s:
                 continue
             if not s.startswith("{"):
+                m = _TEXT_BUILD_FAILED.match(s)
+                if m:
+                    self.text_build_failed.append(m.group("pkg"))
                 self.non_json += 1
                 continue
             try:
@@ -270,6 +282,9 @@ class _Stream:
                 self.build_failed.append(path)
             return
         pkg = self.package(str(e.get("Package") or ""))
+        if action == "start":
+            pkg.started = True
+            return
         name = e.get("Test")
         if not isinstance(name, str) or not name:
             if action == "output" and isinstance(output, str):
@@ -299,6 +314,28 @@ def _build_message(stream: _Stream, pkg: _Package | None, path: str) -> str:
     if not text.strip() and pkg is not None:
         text = "".join(pkg.output)
     return text.strip()
+
+
+def stderr_build_failures(stderr: str) -> dict[str, str]:
+    """``{package: messages}`` for every ``# pkg`` block on standard error that holds a ``file.go:line:``
+    error: how ``go test`` before 1.24 reports a package that does not build (or fails ``go vet``)."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in stderr.splitlines():
+        m = _STDERR_BLOCK_HEADER.match(line)
+        if m:
+            current = found.setdefault(m.group("pkg"), [])
+            current.append(line)
+            continue
+        if current is None:
+            continue
+        if _GO_FILE_ERROR.match(line) or (line[:1] in (" ", "\t") and line.strip()):
+            current.append(line.rstrip())
+        elif line.strip():
+            current = None
+    return {
+        pkg: "\n".join(lines) for pkg, lines in found.items() if any(_GO_FILE_ERROR.match(ln) for ln in lines)
+    }
 
 
 def parse_go_test_json(stdout: str, *, stderr: str = "", exit_code: int | None = None) -> TestResults:
@@ -347,6 +384,32 @@ def parse_go_test_json(stdout: str, *, stderr: str = "", exit_code: int | None =
         if path not in claimed:
             broken.append(path)
             messages.append(_build_message(stream, None, path) or f"{path}: build failed")
+    # Before Go 1.24: the compiler's messages are on standard error only, and the package shows up in
+    # the stream (Go 1.20 to 1.23) as a failed package whose output says "[build failed]", or (before
+    # 1.20) only as a text line.
+    reported = {b.split(" ", 1)[0] for b in broken} | {p.split(" ", 1)[0] for p in claimed}
+    from_stderr = stderr_build_failures(stderr)
+    for pkg in stream.packages.values():
+        if (
+            pkg.failed_build is None
+            and pkg.action == "fail"
+            and _BUILD_FAILED_OUTPUT.search("".join(pkg.output))
+        ):
+            pkg.failed_build = pkg.name
+            if pkg.name not in reported:
+                broken.append(pkg.name)
+                reported.add(pkg.name)
+                messages.append(from_stderr.get(pkg.name) or f"{pkg.name}: build failed")
+    for name in stream.text_build_failed:
+        if name not in reported:
+            broken.append(name)
+            reported.add(name)
+            messages.append(from_stderr.get(name) or f"{name}: build failed")
+    for name, text in from_stderr.items():
+        if name not in reported:
+            broken.append(name)
+            reported.add(name)
+            messages.append(text)
     build_error: str | None = None
     if broken:
         go_errors = [ln for ln in stderr.splitlines() if ln.startswith("go: ")]
@@ -357,6 +420,14 @@ def parse_go_test_json(stdout: str, *, stderr: str = "", exit_code: int | None =
             + (f"; the tests of {len(ran)} other package(s) are reported" if ran else "")
         )
         complete = False
+
+    if any(p.started for p in stream.packages.values()):
+        # Go 1.20+ opens every package with a start event: one without it began in a part of the
+        # stream that is missing (a cut between packages).
+        headless = [p.name or "(no package)" for p in stream.packages.values() if not p.started]
+        if headless:
+            complete = False
+            notes.append(f"package(s) without a start event (the stream was cut): {', '.join(headless[:5])}")
 
     results: list[TestResult] = []
     for pkg in stream.packages.values():
@@ -440,6 +511,18 @@ def parse_go_test_json(stdout: str, *, stderr: str = "", exit_code: int | None =
     if exit_code is None:
         complete = False
         notes.append("go test was killed (no exit code): the stream may be partial")
+    elif (
+        exit_code != 0
+        and build_error is None
+        and not any(r.outcome is Outcome.FAILED for r in results)
+        and not any(p.action == "fail" for p in stream.packages.values())
+    ):
+        # go test exits 0 when every package passed; a failure nobody reported means a package (or
+        # its build errors) is missing from what was read.
+        complete = False
+        notes.append(
+            f"go test exited {exit_code} although no package or test failed: a package may be missing"
+        )
     if stream.non_json:
         notes.append(f"{stream.non_json} non-JSON line(s) on standard output ignored")
     if stream.bad_json:
@@ -525,6 +608,11 @@ class GoTestRunner(Runner):
         text = data[:MAX_REPORT_BYTES].decode("utf-8", errors="replace")
         if out.stdout.strip():
             text = text + "\n" + out.stdout if text else out.stdout
+            if out.stdout_truncated:
+                # Events read from the sandbox's capture, which lost its middle: packages may be missing.
+                results = parse_go_test_json(text, stderr=out.stderr, exit_code=out.exit_code)
+                notes = (*results.notes, "standard output was truncated by the sandbox: results are partial")
+                return results.model_copy(update={"complete": False, "notes": notes})
         if len(data) >= MAX_REPORT_BYTES:
             results = parse_go_test_json(text, stderr=out.stderr, exit_code=out.exit_code)
             notes = (*results.notes, f"the go test output was cut at {MAX_REPORT_BYTES >> 20} MiB")

@@ -163,20 +163,24 @@ def _case_outcome(case: ET.Element) -> tuple[Outcome, str | None, bool]:
     return outcome, message, flaky and outcome is Outcome.PASSED
 
 
+class _UnreadableReport(ResultParseError):
+    """A report file that is there but empty or not well-formed: it was cut while being written."""
+
+
 def _read_report(path: Path) -> ET.Element:
     try:
         data = read_untrusted(path, root=path.parent, entries=b"<testcase")
     except OSError as exc:
         raise ResultParseError(f"{path}: cannot read ({exc.strerror})") from None
     if not data.strip():
-        raise ResultParseError(f"{path}: the report is empty")
+        raise _UnreadableReport(f"{path}: the report is empty")
     # No JUnit producer writes a DTD; refusing one keeps entity tricks out of the parser.
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise ResultParseError(f"{path}: a JUnit report must not declare a DTD or entities")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
-        raise ResultParseError(f"{path}: not well-formed XML ({_one_line(str(exc))})") from None
+        raise _UnreadableReport(f"{path}: not well-formed XML ({_one_line(str(exc))})") from None
     if root.tag not in ("testsuites", "testsuite"):
         raise ResultParseError(f"{path}: root element <{_one_line(root.tag)}> is not a JUnit report")
     return root
@@ -224,12 +228,13 @@ def parse_junit_reports(
     merged: dict[str, _Acc] = {}
     notes: list[str] = []
     problems: list[str] = []
-    read = duplicates = flaky = 0
+    read = duplicates = flaky = cut = 0
     for path in paths:
         try:
             root = _read_report(path)
         except ResultParseError as exc:
             problems.append(str(exc))
+            cut += isinstance(exc, _UnreadableReport)
             continue
         read += 1
         for case, suite in _cases(root):
@@ -261,7 +266,10 @@ def parse_junit_reports(
         TestResult(id=k, outcome=v.outcome, duration_s=v.duration_s, message=v.message)
         for k, v in merged.items()
     )
-    return TestResults(runner=runner, tests=tests, complete=True, notes=tuple(notes))
+    if cut:
+        # An empty or cut report (the JVM was killed while writing it) lost its tests.
+        notes.append(f"{cut} report file(s) empty or not well-formed: their tests are missing")
+    return TestResults(runner=runner, tests=tests, complete=not cut, notes=tuple(notes))
 
 
 # -- build errors from the tool's output ----------------------------------------------------------
@@ -542,6 +550,9 @@ class JunitRunner(Runner):
                 parsed = parse_junit_reports(files, runner=self.name, make_id=self.test_id)
             except ResultParseError as exc:
                 problem = str(exc)
+        # Report files that exist but cannot be read were cut while being written: whatever else the
+        # run says (exit code 0), their tests are missing.
+        cut_reports = problem is not None or (parsed is not None and not parsed.complete)
         text = out.stdout + "\n" + out.stderr
         notes: list[str] = list(parsed.notes) if parsed else []
         if problem:
@@ -571,7 +582,7 @@ class JunitRunner(Runner):
                     "output does not say why"
                 )
             notes.append(f"no JUnit XML report was written (exit code {out.exit_code})")
-        complete = self._cross_check(out, tests, notes)
+        complete = self._cross_check(out, tests, notes) and not cut_reports
         return TestResults(runner=self.name, tests=tests, complete=complete, notes=tuple(notes))
 
     @staticmethod

@@ -60,7 +60,7 @@ from ..task import TestCommand
 from ..untrusted import read_untrusted, read_untrusted_text
 from ._base import Invocation, Runner, RunOutput
 from ._commands import program_words
-from .tap import ID_SEPARATOR, MAX_MESSAGE_CHARS, parse_tap
+from .tap import ID_SEPARATOR, MAX_MESSAGE_CHARS, parse_tap, with_run_signals
 
 #: The TAP report node writes in the report directory.
 REPORT_FILE = "node.tap"
@@ -251,7 +251,7 @@ def parse_node_tap(text: str, *, exit_code: int | None) -> TestResults:
     Returns:
         The results; ``build_error`` is set when the only results are test files that failed to run.
     """
-    parsed = parse_tap(text)
+    parsed = parse_tap(text, node_escapes=True)
     comments = _top_level_comments(text)
     tests: list[TestResult] = []
     file_failures: list[TestResult] = []
@@ -294,6 +294,13 @@ def parse_node_tap(text: str, *, exit_code: int | None) -> TestResults:
         notes=tuple(notes),
         build_error=build_error,
     )
+
+
+_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\v": "\\v"}
+
+
+def _escape_controls(name: str) -> str:
+    return "".join(_CONTROL_ESCAPES.get(ch, ch) for ch in name)
 
 
 def _looks_like_tap(text: str) -> bool:
@@ -354,7 +361,18 @@ class NodeTestRunner(Runner):
         results = parse_node_tap(text, exit_code=out.exit_code)
         if note:
             results = results.model_copy(update={"notes": (note, *results.notes)})
+            if out.stdout_truncated:
+                # TAP read from the sandbox's capture, which lost its middle.
+                results = with_run_signals(results, out, channel_truncated=True)
         return results
+
+    def match_keys(self, result_id: str) -> tuple[str, ...]:
+        """The id (node's own test name), and also the name with its control characters written as
+        node's TAP reporter writes them (``\\t``): node escapes a tab and a backslash followed by ``t``
+        alike, so a listed ``C:\\temp`` must still find the test node reported."""
+        normal = self.normalise_id(result_id)
+        escaped = self.normalise_id(_escape_controls(result_id))
+        return (normal,) if escaped == normal else (normal, escaped)
 
 
 # -- Jest, Vitest, Mocha ----------------------------------------------------------------------------

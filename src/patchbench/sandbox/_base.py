@@ -72,6 +72,8 @@ class ExecResult:
         stdout: standard output, at most ``output_bytes`` (head and tail kept when longer).
         stderr: standard error, likewise.
         truncated: some output was dropped.
+        stdout_truncated: the middle of standard output was dropped (what is left is its head and tail).
+        stderr_truncated: likewise for standard error.
         duration_s: wall-clock time.
         uid: the unprivileged uid the command ran as, when the backend dropped to one (files it wrote
             are owned by it).
@@ -87,6 +89,8 @@ class ExecResult:
     truncated: bool = False
     duration_s: float = 0.0
     uid: int | None = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
 
     def text(self, stream: str = "stdout") -> str:
         """``stdout`` or ``stderr`` decoded as UTF-8 with replacement."""
@@ -308,6 +312,8 @@ def run_captured(
         stderr=err.value(),
         truncated=bool(out.dropped or err.dropped),
         duration_s=time.monotonic() - start,
+        stdout_truncated=bool(out.dropped),
+        stderr_truncated=bool(err.dropped),
     )
 
 
