@@ -22,7 +22,7 @@ from typing import Any
 
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
 from .candidate import Candidate, CandidateKind
-from .envs import Prepared, default_cache_dir, env_for
+from .envs import Prepared, default_cache_dir, env_for, env_variables, exec_in_env
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
 from .formats._dockerfile import layable
 from .grading import grade
@@ -32,7 +32,7 @@ from .repos import prepare_tree
 from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
-from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
+from .sandbox import Bind, Limits, Sandbox, get_sandbox
 from .screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
 from .task import FileEntry, Task, VerifierKind
 from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
@@ -62,7 +62,6 @@ TAIL = 4000
 SHIMS_DST = "/.patchbench-shims"
 #: Where the canary's harness files (pytest plugin, TAP sitecustomize) appear inside the sandbox.
 CANARY_DST = "/.patchbench-canary"
-BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 @dataclass(frozen=True)
@@ -158,6 +157,7 @@ def run(
         try:
             preparer = env_for(task.env.language, cache_dir)
             preparer.repos = tuple(repos)
+            preparer.sandbox = sb
             env = preparer.prepare(task)
             baseline = Baseline(task.workspace)
             if task.repository is not None:
@@ -266,7 +266,7 @@ def run(
             rdir.mkdir(parents=True)
             ws_bind = Bind(ws, WORKSPACE_DST, writable=True)
             rep_bind = Bind(rdir, REPORTS_DST, writable=True)
-            binds = [ws_bind, rep_bind, *(Bind(p, str(p)) for p in env.ro_paths)]
+            binds = [ws_bind, rep_bind]
             if canary is not None and canary.harness_files:
                 binds.append(Bind(rundir / "canary", CANARY_DST))
             for rel, src in env.workspace_mounts:
@@ -281,19 +281,17 @@ def run(
             # that removed it or put a symlink in its way must not make bwrap's set-up fail (infra).
             _real_dir(ws, task.test.workdir)
             inv = runner.invoke(command, sb.path(rep_bind))
-            argv = inv.argv
-            if env.prelude:
-                argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
             remaining = max(0.5, deadline - time.monotonic())
-            req = ExecRequest(
-                argv=argv,
-                cwd=_join(sb.path(ws_bind), task.test.workdir),
-                binds=binds,
-                env=_with_canary(_env(env, inv.env), canary),
-                limits=Limits(timeout_s=remaining),
-            )
             try:
-                res = sb.exec(req)
+                res = exec_in_env(
+                    sb,
+                    inv.argv,
+                    env=env,
+                    cwd=_join(sb.path(ws_bind), task.test.workdir),
+                    binds=binds,
+                    variables=_with_canary(env_variables(env, extra=inv.env), canary),
+                    limits=Limits(timeout_s=remaining),
+                )
             except SandboxError as e:
                 return finish(
                     Verdict(
@@ -530,8 +528,8 @@ def _run_script(
     app = laid.root / app_rel
     image = Baseline(tree=built.tree / app_rel)
     write_shims(shims)
-    path = ":".join([SHIMS_DST, *env.path, *laid.path, BASE_PATH])
-    variables = {**built.env, "PATH": path, **env.env}
+    # The Dockerfile's ENV under the environment's variables and PATH (the offline shims first).
+    variables = {**built.env, **env_variables(env, path_before=[SHIMS_DST], path_after=laid.path)}
     # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
     workdir = built.workdir if built.workdir != "/" else spec.app_dir
     top = workdir.strip("/").split("/", 1)[0]
@@ -580,22 +578,13 @@ def _run_script(
         Bind(tests_dir, spec.tests_dir, writable=True, give=False),
         Bind(logs, logs_root, writable=True),
         Bind(shims, SHIMS_DST),
-        *(Bind(p, str(p)) for p in env.ro_paths),
     ]
     timeout = spec.timeout_s or task.test.time_limit_s
     tt = time.monotonic()
     argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
-    if env.prelude:
-        argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
     try:
-        res = sb.exec(
-            ExecRequest(
-                argv=argv,
-                cwd=workdir,
-                binds=binds,
-                env=variables,
-                limits=Limits(timeout_s=timeout),
-            )
+        res = exec_in_env(
+            sb, argv, env=env, cwd=workdir, binds=binds, variables=variables, limits=Limits(timeout_s=timeout)
         )
     except SandboxError as e:
         return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
@@ -683,16 +672,14 @@ def _run_solution(
     if top not in roots:
         binds.append(Bind(upload, SOLUTION_DST, writable=True))
     materialise([f.model_copy(update={"path": f.path[len("solution/") :]}) for f in files], upload)
-    binds += [Bind(shims, SHIMS_DST), *(Bind(p, str(p)) for p in env.ro_paths)]
+    binds.append(Bind(shims, SHIMS_DST))
     argv = ["bash", posixpath.join(SOLUTION_DST, "solve.sh")]
-    if env.prelude:
-        argv = ["bash", "-c", "\n".join([*env.prelude, 'exec "$@"']), "prelude", *argv]
     toml = task.metadata.get("task_toml")
     agent = toml.get("agent") if isinstance(toml, dict) else None
     limit = agent.get("timeout_sec") if isinstance(agent, dict) else None  # task.toml [agent] timeout_sec
     timeout = float(limit) if isinstance(limit, int | float) and limit > 0 else 600.0
-    res = sb.exec(
-        ExecRequest(argv=argv, cwd=workdir, binds=binds, env=variables, limits=Limits(timeout_s=timeout))
+    res = exec_in_env(
+        sb, argv, env=env, cwd=workdir, binds=binds, variables=variables, limits=Limits(timeout_s=timeout)
     )
     state = "timed out" if res.timed_out else f"exit {res.exit_code}"
     notes.append(f"solution/solve.sh ran in the image ({state})")
@@ -835,11 +822,6 @@ def _write_json(path: Path, obj: dict[str, Any]) -> None:
     with os.fdopen(fd, "w") as fh:
         fh.write(json.dumps(obj))
     os.replace(tmp, path)
-
-
-def _env(env: Prepared, extra: dict[str, str]) -> dict[str, str]:
-    path = ":".join([*env.path, BASE_PATH])
-    return {"PATH": path, **env.env, **extra}
 
 
 def _quota_hit(rd: RunDir) -> str:

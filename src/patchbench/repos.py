@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checkouts import RepoCache, _lock
-from .envs import Prepared
+from .envs import Prepared, env_variables, exec_in_env
 from .errors import EnvError
-from .sandbox import Bind, ExecRequest, Limits, Sandbox
+from .sandbox import Bind, Limits, Sandbox
 from .task import Task
 from .workspace import copy_tree
 
@@ -94,19 +94,19 @@ def prepare_tree(
         copy_tree(co.path, tree, link=False)  # setup commands run as root: they get a real copy
         log.info("running env_setup_cmds for %s in %s", task.id, tree)
         binds = [Bind(tree, "/workspace", writable=True), Bind(env.root, str(env.root), writable=True)]
-        binds += [Bind(p, str(p)) for p in env.ro_paths if p != env.root]
-        path = ":".join([*env.path, "/usr/local/bin:/usr/bin:/bin"])
         script = "set -e\n" + "\n".join([*cmds, *env.setup_after])
-        req = ExecRequest(
-            argv=["bash", "-c", script],
+        res = exec_in_env(
+            sandbox,
+            ["bash", "-c", script],
+            env=env,
             cwd="/workspace",
             binds=binds,
-            env={"PATH": path, **env.env, **env.setup_env, "HOME": "/tmp"},
+            variables=env_variables(env, extra={**env.setup_env, "HOME": "/tmp"}),
             limits=Limits(timeout_s=3600, memory_bytes=16 * 2**30, max_processes=4096),
+            prelude=False,
             network=network,
             as_root=True,
         )
-        res = sandbox.exec(req)
         if res.exit_code != 0:
             tail = " ".join((res.text("stderr") or res.text("stdout")).split())[-400:]
             shutil.rmtree(dest, ignore_errors=True)

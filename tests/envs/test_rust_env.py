@@ -431,3 +431,29 @@ def test_a_suite_larger_than_the_captured_output_is_read_completely(cache: Path)
     v = pb.run(task, Candidate.empty(), cache_dir=cache)
     assert v.status is Status.RESOLVED, (v.reason, v.notes)
     assert len(v.tests) == 2500
+
+
+@needs_rust
+def test_without_a_sandbox_the_prebuild_is_an_env_error_never_a_host_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-build runs the crates' build scripts: with bubblewrap missing it used to run them on the
+    host, as root, with only a log warning. It now goes through the one exec path with a sandbox or not
+    at all (an EnvError: infrastructure)."""
+    from patchbench.errors import SandboxError
+
+    def no_bwrap(name: str) -> None:
+        raise SandboxError("bubblewrap (bwrap) is not installed")
+
+    def host_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a command ran on the host: {args}")
+
+    tc = find_toolchain()
+    monkeypatch.setattr(rust_env, "get_sandbox", no_bwrap)
+    monkeypatch.setattr(rust_env.subprocess, "run", host_run)
+    env = RustEnv(tmp_path / "cache")
+    ws, dest = tmp_path / "ws", tmp_path / "dest"
+    ws.mkdir()
+    dest.mkdir()
+    with pytest.raises(EnvError, match="bubblewrap"):
+        env._prebuild(tc, dest, ws, "/workspace", {}, ["test", "--no-run"])

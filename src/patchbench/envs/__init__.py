@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import EnvError
 from ..lifecycle import default_cache_dir
 from ._base import Env, Prepared
+from ._exec import BASE_PATH, env_variables, exec_in_env
 from .python import PythonEnv
 
 #: Which environment handles which language: "module:Class", imported when first needed, so an
@@ -45,4 +46,14 @@ def env_for(language: str, cache_dir: Path | None = None) -> Env:
     return cls(cache_dir)
 
 
-__all__ = ["ENVS", "ENV_CLASSES", "Env", "Prepared", "default_cache_dir", "env_for"]
+__all__ = [
+    "BASE_PATH",
+    "ENVS",
+    "ENV_CLASSES",
+    "Env",
+    "Prepared",
+    "default_cache_dir",
+    "env_for",
+    "env_variables",
+    "exec_in_env",
+]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..lifecycle import default_cache_dir
+from ..sandbox import Sandbox
 from ..task import Task
 
 log = logging.getLogger("patchbench.envs")
@@ -76,6 +77,9 @@ class Env(ABC):
         #: The run's local repository directories (``--repos``), for environments that read a
         #: repository task's checkout while they build (Rust pre-builds its dependencies there).
         self.repos: tuple[str | Path, ...] = ()
+        #: The caller's sandbox, for environments that run a task's code while they build (Rust runs its
+        #: crates' build scripts); None: the default backend. Never a run outside a sandbox.
+        self.sandbox: Sandbox | None = None
 
     @abstractmethod
     def describe(self, task: Task) -> dict[str, Any]:

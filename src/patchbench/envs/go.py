@@ -66,6 +66,7 @@ from ..runners._commands import program_words
 from ..task import FileEntry, Task
 from ..workspace import materialise
 from ._base import Env, Prepared
+from ._exec import BASE_PATH
 
 #: Bumped when the layout of a built environment changes.
 LAYOUT = 1
@@ -76,8 +77,6 @@ FALLBACK_GO = ("/usr/local/go/bin/go",)
 #: The writable build cache of a test run, seeded from the environment by the prelude.
 RUN_GOCACHE = "/tmp/go-build"
 
-#: Where the sandbox's PATH starts after the environment's own entries (the harness's BASE_PATH).
-BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 _MANIFESTS = ("go.mod", "go.sum", "go.work", "go.work.sum")
 _SKIP_DIRS = ("vendor", "testdata")

@@ -76,9 +76,11 @@ from ..checkouts import RepoCache
 from ..errors import EnvError, SandboxError
 from ..runners._commands import program_words, simple_commands
 from ..runners.cargo import is_cargo_test
+from ..sandbox import Bind, Limits, get_sandbox
 from ..task import FileEntry, Task, TestCommand
 from ..workspace import inject_tests, materialise
 from ._base import Env, Prepared
+from ._exec import env_variables, exec_in_env
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -606,61 +608,46 @@ class RustEnv(Env):
         assigns: dict[str, str],
         args: list[str],
     ) -> dict[str, Any]:
-        """Run one ``cargo test --no-run`` in the sandbox, ``dest`` bound writable at its own path."""
-        from ..sandbox import Bind, ExecRequest, Limits, get_sandbox
+        """Run one ``cargo test --no-run`` in the sandbox (the caller's, else bwrap), ``dest`` bound writable
+        at its own path. The crates' build scripts run here: never outside a sandbox, so a missing one is
+        an :class:`EnvError` (infrastructure), not a run on the host.
 
+        Raises:
+            EnvError: no sandbox can be had, or it failed.
+        """
         env = {
             **CARGO_COMMON_ENV,
             "CARGO_HOME": str(dest / "cargo-home"),
             "CARGO_TARGET_DIR": str(dest / "target"),
             "RUSTC": str(tc.rustc),
             "RUSTDOC": str(tc.rustdoc),
-            "PATH": f"{tc.bin}:{dest / 'cargo-home' / 'bin'}:/usr/local/bin:/usr/bin:/bin",
             **assigns,
         }
+        variables = env_variables(
+            None, path_before=[str(tc.bin), str(dest / "cargo-home" / "bin")], extra=env
+        )
         argv = [str(tc.cargo), *args]
         step: dict[str, Any] = {"command": shlex.join(["cargo", *args])}
         t0 = time.monotonic()
+        binds = [Bind(ws, SANDBOX_WORKSPACE, writable=True), Bind(dest, str(dest), writable=True)]
+        if not _always_visible(tc.sysroot):
+            binds.append(Bind(tc.sysroot, str(tc.sysroot)))
         try:
-            sb = get_sandbox("bwrap")
-        except SandboxError as e:
-            log.warning("pre-build outside the sandbox (%s)", e)
-            sb = None
-        if sb is not None:
-            binds = [Bind(ws, SANDBOX_WORKSPACE, writable=True), Bind(dest, str(dest), writable=True)]
-            if not _always_visible(tc.sysroot):
-                binds.append(Bind(tc.sysroot, str(tc.sysroot)))
-            req = ExecRequest(
-                argv=argv,
+            # The pre-build binds the tree at its sandbox path: it needs a backend with mounts.
+            sb = self.sandbox if self.sandbox is not None and self.sandbox.mounts else get_sandbox("bwrap")
+            res = exec_in_env(
+                sb,
+                argv,
+                env=None,
                 cwd=sandbox_workdir,
                 binds=binds,
-                env=env,
+                variables=variables,
                 limits=Limits(timeout_s=SETUP_TIMEOUT_S),
             )
-            try:
-                res = sb.exec(req)
-            except SandboxError as e:
-                raise EnvError(f"pre-build `{step['command']}`: {e}") from e
-            code, err = res.exit_code, res.text("stderr")
-            step["sandboxed"] = True
-        else:
-            # No sandbox: run on the host (the crates' build scripts then run unconfined, as root).
-            local_env = {**self._cargo_env(tc, dest / "cargo-home", dest / "target", online=False), **assigns}
-            rel = sandbox_workdir.removeprefix(SANDBOX_WORKSPACE).lstrip("/")
-            try:
-                r = subprocess.run(
-                    argv,
-                    cwd=ws / rel if rel else ws,
-                    env=local_env,
-                    capture_output=True,
-                    text=True,
-                    timeout=SETUP_TIMEOUT_S,
-                    check=False,
-                )
-                code, err = r.returncode, r.stderr
-            except subprocess.TimeoutExpired:
-                code, err = None, "timed out"
-            step["sandboxed"] = False
+        except SandboxError as e:
+            raise EnvError(f"pre-build `{step['command']}`: {e}") from e
+        code, err = res.exit_code, res.text("stderr")
+        step["sandboxed"] = True
         step["exit_code"] = code
         step["ok"] = code == 0
         step["seconds"] = round(time.monotonic() - t0, 2)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..envs import Prepared, env_for
+from ..envs import Prepared, env_for, env_variables, exec_in_env
 from ..errors import UnsafeFileError
-from ..sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
+from ..sandbox import Bind, Limits, Sandbox, get_sandbox
 from ..sandboxed import script
 from ..task import Task
 from ..untrusted import read_untrusted
@@ -72,7 +72,9 @@ class Collector:
         )
         with self._lock:
             if key not in self._envs:
-                self._envs[key] = env_for(task.env.language, self.cache_dir).prepare(task)
+                preparer = env_for(task.env.language, self.cache_dir)
+                preparer.sandbox = self.sandbox
+                self._envs[key] = preparer.prepare(task)
             return self._envs[key]
 
     def check(
@@ -133,25 +135,22 @@ class Collector:
         b_app, b_tests = Bind(app, "/app", writable=True), Bind(tdir, "/tests", writable=True)
         b_out, b_drv = Bind(res, "/.patchbench-out", writable=True), Bind(driver, "/.patchbench-driver")
         solution_dir = str(Path(sb.path(b_app)) / Path(solution).parent)
-        req = ExecRequest(
-            argv=[
+        r = exec_in_env(
+            sb,
+            [
                 "python",
                 f"{sb.path(b_drv)}/collect.py",
                 f"{sb.path(b_out)}/result.json",
                 module,
                 f"{sb.path(b_tests)}/{path}",
             ],
+            env=env,
             cwd=sb.path(b_app),
-            binds=[b_app, b_tests, b_out, b_drv, *(Bind(p, str(p)) for p in env.ro_paths)],
-            env={
-                "PATH": ":".join([*env.path, "/usr/local/bin:/usr/bin:/bin"]),
-                **env.env,
-                "PYTHONPATH": solution_dir,
-                "PYTHONDONTWRITEBYTECODE": "1",
-            },
+            binds=[b_app, b_tests, b_out, b_drv],
+            variables=env_variables(env, extra={"PYTHONPATH": solution_dir, "PYTHONDONTWRITEBYTECODE": "1"}),
             limits=Limits(timeout_s=self.timeout_s),
+            prelude=False,
         )
-        r = sb.exec(req)
         if r.timed_out:
             return CollectResult(ok=False, problem=f"collection timed out after {self.timeout_s:g}s")
         try:

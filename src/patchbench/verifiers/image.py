@@ -44,12 +44,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..envs import Prepared
-from ..errors import EnvError, SandboxError
+from ..envs import Prepared, env_variables, exec_in_env
+from ..errors import EnvError, SandboxError, UnsafeFileError
 from ..formats._dockerfile import SYSTEM_ROOTS, Copy, ImageSpec, RunStep, layable, split_steps
 from ..formats._dockerfile import parse as parse_dockerfile
-from ..sandbox import Bind, ExecRequest, Limits, Sandbox
+from ..sandbox import Bind, Limits, Sandbox
 from ..task import Task
+from ..untrusted import read_untrusted, read_untrusted_text
 from ..workspace import copy_tree
 
 __all__ = ["IMAGE_BIN_DST", "IMAGE_VERSION", "Image", "LaidOut", "image_spec", "prepare_image"]
@@ -59,7 +60,6 @@ IMAGE_VERSION = "2"
 #: Where the image's ``bin`` links and files (those that belong in system directories) appear.
 IMAGE_BIN_DST = "/.patchbench-image-bin"
 _REPLAY_DST = "/.patchbench-replay"
-_BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: An absolute path in a shell command: its first component names a top-level directory of the image.
 _ABSOLUTE = re.compile(r"(?<![\w.$/~-])/([A-Za-z0-9_][A-Za-z0-9_.-]*)")
 _TAIL = 300
@@ -422,29 +422,35 @@ def _replay(runs: list[RunStep], b: _Builder, sandbox: Sandbox, env: Prepared) -
     binds.append(Bind(status, _REPLAY_DST, writable=True))
     if b.bin.is_dir():
         binds.append(Bind(b.bin, IMAGE_BIN_DST))
-    binds.extend(Bind(p, str(p)) for p in env.ro_paths)
-    path = ":".join([*env.path, IMAGE_BIN_DST, _BASE_PATH])
-    req = ExecRequest(
-        argv=["/bin/sh", "-c", "\n".join(lines)],
-        cwd="/",
-        binds=binds,
-        env={**env.env, "PATH": path, "HOME": "/tmp"},
-        limits=Limits(timeout_s=600),
-    )
     try:
-        res = sandbox.exec(req)
+        res = exec_in_env(
+            sandbox,
+            ["/bin/sh", "-c", "\n".join(lines)],
+            env=env,
+            cwd="/",
+            binds=binds,
+            variables=env_variables(env, path_after=[IMAGE_BIN_DST], extra={"HOME": "/tmp"}),
+            limits=Limits(timeout_s=600),
+            prelude=False,
+        )
     except SandboxError as e:
         raise EnvError(f"replaying the Dockerfile's RUN steps: {e}") from e
     if res.timed_out:
         b.gaps.append("the Dockerfile's RUN steps did not finish in 600 s natively")
     for i, run in enumerate(runs):
+        # Written inside the sandbox: read as untrusted (no links followed, capped).
         try:
-            rc = int((status / f"{i}.rc").read_text().strip())
-        except (OSError, ValueError):
+            rc = int(read_untrusted_text(status / f"{i}.rc", root=status, limit=64).strip())
+        except (OSError, ValueError, UnsafeFileError):
             b.gaps.append(f"{run.line}: did not run natively")
             continue
         if rc != 0:
-            log = (status / f"{i}.log").read_text(errors="replace") if (status / f"{i}.log").exists() else ""
+            try:
+                log = read_untrusted(status / f"{i}.log", root=status, limit=1 << 20, truncate=True).decode(
+                    "utf-8", errors="replace"
+                )
+            except (OSError, UnsafeFileError):
+                log = ""
             tail = " ".join(log.split())[-_TAIL:]
             b.gaps.append(f"{run.line}: failed natively (exit {rc}){': ' + tail if tail else ''}")
     shutil.rmtree(status, ignore_errors=True)
