@@ -18,7 +18,7 @@ EXPECTED = {
     "Outcome",
     "PatchError",
     "PatchbenchError",
-    "Protocol",
+    "ResultProtocol",
     "Repository",
     "ResultParseError",
     "SandboxError",

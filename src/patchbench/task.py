@@ -94,7 +94,7 @@ class FileEntry(_Frozen):
         return check_relpath(v)
 
 
-class Protocol(str, Enum):
+class ResultProtocol(str, Enum):
     """How a test command reports per-test results (each value names a registered runner)."""
 
     AUTO = "auto"
@@ -150,7 +150,7 @@ class TestSpec(_Frozen):
     __test__ = False  # not a pytest test class, despite the name
 
     commands: tuple[TestCommand, ...]
-    protocol: Protocol = Protocol.AUTO
+    protocol: ResultProtocol = ResultProtocol.AUTO
     time_limit_s: float = 600.0
     workdir: str = "."
     """Directory (workspace-relative) the commands run in."""

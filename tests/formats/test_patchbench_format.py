@@ -19,7 +19,7 @@ from patchbench.formats.patchbench import (
     PatchBenchFormat,
     task_to_rows,
 )
-from patchbench.task import EnvSpec, FileEntry, Protocol, Repository, Task, VerifierKind, VerifierSpec
+from patchbench.task import EnvSpec, FileEntry, Repository, ResultProtocol, Task, VerifierKind, VerifierSpec
 
 # Aliased: pytest would try to collect classes named Test* found in a test module.
 from patchbench.task import TestCommand as Cmd
@@ -108,7 +108,7 @@ def _rich_task() -> Task:
         ),
         test=Spec(
             commands=(Cmd(argv=("node", "--test", "test/")), Cmd(shell="echo done | cat")),
-            protocol=Protocol.TAP,
+            protocol=ResultProtocol.TAP,
             time_limit_s=30.0,
             workdir="pkg",
         ),

@@ -26,7 +26,7 @@ from patchbench.runners.cargo import (
     parse_cargo_test,
     rewrite_cargo_test_args,
 )
-from patchbench.task import Protocol, TestCommand, TestSpec
+from patchbench.task import ResultProtocol, TestCommand, TestSpec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cargo-test"
 EXPECTED = sorted(FIXTURES.glob("*.expected.json"))
@@ -255,7 +255,9 @@ def test_registered_and_chosen_for_cargo_commands() -> None:
         TestCommand(argv=("bash", "-lc", "cargo build && cargo test")),
     ):
         assert choose_runner(TestSpec(commands=(command,))).name == "cargo-test", command
-    assert choose_runner(TestSpec(commands=(TestCommand(argv=("cargo", "test")),), protocol=Protocol.CARGO))
+    assert choose_runner(
+        TestSpec(commands=(TestCommand(argv=("cargo", "test")),), protocol=ResultProtocol.CARGO)
+    )
 
 
 # -- invocation -------------------------------------------------------------------------------------

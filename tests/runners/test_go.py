@@ -26,7 +26,7 @@ from patchbench.runners.go import (
     stderr_build_failures,
     with_json,
 )
-from patchbench.task import Protocol, TestCommand, TestSpec
+from patchbench.task import ResultProtocol, TestCommand, TestSpec
 
 GO_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "go-test"
 EXPECTED = sorted(GO_DIR.glob("*.expected.json"))
@@ -270,7 +270,7 @@ def test_auto_protocol_picks_go_test_only_for_go_test_commands(command: TestComm
 
 
 def test_protocol_go_names_this_runner() -> None:
-    spec = TestSpec(commands=(TestCommand(shell="make test"),), protocol=Protocol.GO)
+    spec = TestSpec(commands=(TestCommand(shell="make test"),), protocol=ResultProtocol.GO)
     assert isinstance(choose_runner(spec), GoTestRunner)
 
 

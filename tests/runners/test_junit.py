@@ -28,7 +28,7 @@ from patchbench.runners.junit import (
     normalise_java_id,
     parse_junit_reports,
 )
-from patchbench.task import Protocol
+from patchbench.task import ResultProtocol
 from patchbench.task import TestCommand as Command
 from patchbench.task import TestSpec as Spec
 
@@ -339,7 +339,10 @@ def test_claims(command: Command, claimed: bool) -> None:
 
 
 def test_an_explicit_protocol_picks_the_runner() -> None:
-    assert choose_runner(Spec(commands=(Command(shell="./run.sh"),), protocol=Protocol.JUNIT)).name == "junit"
+    assert (
+        choose_runner(Spec(commands=(Command(shell="./run.sh"),), protocol=ResultProtocol.JUNIT)).name
+        == "junit"
+    )
 
 
 def test_console_launcher_gets_our_reports_dir() -> None:

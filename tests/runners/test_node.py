@@ -29,7 +29,7 @@ from patchbench.runners.node import (
     reporter_flags,
 )
 from patchbench.runners.tap import parse_tap
-from patchbench.task import Protocol, TestCommand, TestSpec
+from patchbench.task import ResultProtocol, TestCommand, TestSpec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 NODE_DIR = FIXTURES / "node-test"
@@ -223,7 +223,7 @@ def test_auto_protocol_does_not_claim_other_node_commands(command: TestCommand) 
 
 
 def test_node_test_is_registered_under_its_protocol_name() -> None:
-    assert isinstance(RUNNERS[Protocol.NODE.value], NodeTestRunner)
+    assert isinstance(RUNNERS[ResultProtocol.NODE.value], NodeTestRunner)
 
 
 def test_invoke_puts_the_reporters_right_after_test_and_drops_the_task_s_own() -> None:

@@ -19,7 +19,7 @@ from patchbench.results import TestResults as Results
 from patchbench.runners import RUNNERS, PytestRunner, TapRunner, choose_runner, get_runner, match_ids
 from patchbench.runners._base import RunOutput
 from patchbench.runners.pytest_junit import MAX_MESSAGE_CHARS, REPORT_FILE, node_id, parse_junit
-from patchbench.task import Protocol
+from patchbench.task import ResultProtocol
 from patchbench.task import TestCommand as Command
 from patchbench.task import TestSpec as Spec
 
@@ -424,13 +424,16 @@ def test_get_runner_unknown_name_lists_the_known_ones() -> None:
         get_runner("no-such-runner")
 
 
-def _spec(*commands: Command, protocol: Protocol = Protocol.AUTO) -> Spec:
+def _spec(*commands: Command, protocol: ResultProtocol = ResultProtocol.AUTO) -> Spec:
     return Spec(commands=commands, protocol=protocol)
 
 
 def test_choose_runner_explicit_protocol_wins_over_the_command() -> None:
-    assert choose_runner(_spec(Command(argv=("node", "--test")), protocol=Protocol.PYTEST)).name == "pytest"
-    assert choose_runner(_spec(Command(argv=("pytest",)), protocol=Protocol.TAP)).name == "tap"
+    assert (
+        choose_runner(_spec(Command(argv=("node", "--test")), protocol=ResultProtocol.PYTEST)).name
+        == "pytest"
+    )
+    assert choose_runner(_spec(Command(argv=("pytest",)), protocol=ResultProtocol.TAP)).name == "tap"
 
 
 @pytest.mark.parametrize(

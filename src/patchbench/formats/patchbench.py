@@ -73,7 +73,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import DatasetError
-from ..task import EnvSpec, FileEntry, Protocol, Repository, Task, TestCommand, TestSpec, VerifierSpec
+from ..task import EnvSpec, FileEntry, Repository, ResultProtocol, Task, TestCommand, TestSpec, VerifierSpec
 from ._base import Format, Loaded
 from ._tables import parquet_columns, read_rows, write_parquet
 
@@ -195,7 +195,7 @@ class _TaskExtras(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     test_commands: tuple[TestCommand, ...] | None = None
-    protocol: Protocol = Protocol.AUTO
+    protocol: ResultProtocol = ResultProtocol.AUTO
     workdir: str = "."
     env_language: str | None = None
     env_image: str | None = None

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Sequence
 
 from ..results import SEVERITY, TestResult, TestResults
-from ..task import Protocol, TestSpec
+from ..task import ResultProtocol, TestSpec
 from ._base import Invocation, Runner, RunOutput
 from ._commands import program_words, runs_pytest, simple_commands, words_of
 from .pytest_junit import PytestRunner
@@ -89,7 +89,7 @@ def choose_runner(spec: TestSpec) -> Runner:
     Raises:
         KeyError: the spec names a protocol whose runner is not available.
     """
-    if spec.protocol is not Protocol.AUTO:
+    if spec.protocol is not ResultProtocol.AUTO:
         return get_runner(spec.protocol.value)
     # TAP never claims; it is the fallback.
     words = [w for c in spec.commands for w in words_of(c)]

@@ -62,7 +62,7 @@ class Runner:
     def claims(self, words: list[str]) -> bool:
         """Whether this runner reads the output of one simple command (program first, base name).
 
-        Used by ``Protocol.AUTO``; the TAP runner claims nothing and is the fallback.
+        Used by ``ResultProtocol.AUTO``; the TAP runner claims nothing and is the fallback.
         """
         return False
 
