@@ -442,7 +442,7 @@ def run(
                         status=Status.INFRA_ERROR,
                         reason="the canary test is missing and this task could not be calibrated "
                         "(its untouched workspace did not run): the result cannot be trusted",
-                        canary=canary_state.value,
+                        canary=canary_state,
                         notes=tuple(notes),
                         durations=durations,
                     )
@@ -474,7 +474,8 @@ def run(
                 fail_to_pass=g.fail_to_pass,
                 pass_to_pass=g.pass_to_pass,
                 tests=results.tests,
-                canary=canary_state.value if canary_state is not None else None,
+                canary=canary_state,
+                build_error=results.build_error,
                 exit_codes=tuple(exit_codes),
                 notes=tuple(notes),
                 durations=durations,

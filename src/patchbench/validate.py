@@ -35,7 +35,7 @@ from .engine import Job, Ledger, LocalEngine
 from .errors import InputError
 from .leak import LeakHit, LeakLevel, parse_patch, screen_prompt
 from .results import Outcome
-from .runners import get_runner
+from .runners import get_runner, is_listed
 from .sandbox import Sandbox
 from .task import Task, VerifierKind
 from .verdict import Status, Verdict
@@ -385,16 +385,12 @@ def judge(
 
 
 def _listed(v: Verdict, test_id: str, wanted: list[str]) -> bool:
-    """Whether a reported id is one of ``wanted`` (or a suite holding one: ``S`` for ``S > t``), compared
-    the way the run's runner compares ids."""
-    norm: Callable[[str], str]
+    """:func:`patchbench.runners.is_listed` with the run's own runner (TAP's when it is unknown)."""
     try:
-        norm = get_runner(v.runner or "tap").normalise_id
+        runner = get_runner(v.runner or "tap")
     except KeyError:
-        norm = str
-    key = norm(test_id)
-    targets = {norm(w) for w in wanted}
-    return key in targets or any(t.startswith(key + " > ") for t in targets)
+        runner = get_runner("tap")
+    return is_listed(runner, test_id, wanted)
 
 
 def _canary_coverage(gold_runs: Sequence[Verdict]) -> str:
@@ -410,7 +406,7 @@ def _canary_coverage(gold_runs: Sequence[Verdict]) -> str:
 
 
 def _does_not_build(v: Verdict) -> bool:
-    if "did not build" in v.reason:
+    if v.build_error is not None:
         return True
     return bool(v.tests) and all(t.outcome is Outcome.ERROR for t in v.tests)
 

@@ -110,6 +110,8 @@ class Verdict(BaseModel):
         tests: every test result reported (the run's canary test is not among them).
         canary: what the report said of the run's canary test (``failed`` as it must, ``passed``:
             tampered results, ``missing``); None when the run planted none (see :mod:`patchbench.canary`).
+        build_error: the compiler's or collector's message when the code under test did not build (the
+            verdict is then unresolved); None otherwise.
         runner: the runner that parsed the results.
         exit_codes: each test command's exit code (None: killed).
         apply_method: how the candidate was applied.
@@ -137,6 +139,7 @@ class Verdict(BaseModel):
     pass_to_pass: tuple[TestCheck, ...] = ()
     tests: tuple[TestResult, ...] = ()
     canary: CanaryState | None = None
+    build_error: str | None = None
     runner: str | None = None
     exit_codes: tuple[int | None, ...] = ()
     apply_method: str | None = None

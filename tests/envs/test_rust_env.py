@@ -382,6 +382,8 @@ def test_a_candidate_that_does_not_compile_is_unresolved_with_the_compiler_messa
     assert v.reason.startswith("the code did not build: error[E0308]: mismatched types")
     assert "src/pages.rs" in v.reason
     assert v.tests == ()
+    # typed for clients (validate's does-not-build signal), not read back from the reason text
+    assert v.build_error is not None and "error[E0308]" in v.build_error
 
 
 @needs_rust

@@ -596,3 +596,16 @@ def test_match_ids_finds_nested_node_tests_by_their_joined_id() -> None:
     matched = match_ids(TapRunner(), ["math > division > divides", "divides"], results)
     assert matched["math > division > divides"] is not None
     assert matched["divides"] is None
+
+
+def test_is_listed_counts_a_suite_holding_a_listed_test_and_nothing_else() -> None:
+    """The one id rule validate uses to tell listed failures from unlisted ones (it had its own copy)."""
+    from patchbench.runners import get_runner, is_listed
+
+    tap = get_runner("tap")
+    wanted = ["suite > fails when empty", "top level"]
+    assert is_listed(tap, "suite > fails when empty", wanted)
+    assert is_listed(tap, "suite", wanted)  # the suite fails because its listed child does
+    assert is_listed(tap, "top level", wanted)
+    assert not is_listed(tap, "suite > another", wanted)
+    assert not is_listed(tap, "sui", wanted)
