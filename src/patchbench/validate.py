@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from enum import Enum
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -47,19 +48,47 @@ WIPE = "wipe"
 NOOP = "noop"
 
 
+class ProblemKind(str, Enum):
+    """The stable code of a contract break."""
+
+    GOLD_NOT_RESOLVED = "gold_not_resolved"
+    F2P_PASSES_BEFORE_FIX = "f2p_passes_before_fix"
+    P2P_FAILS_BEFORE_FIX = "p2p_fails_before_fix"
+    EXTRA_FAILURES_BEFORE_FIX = "extra_failures_before_fix"
+    FLAKY = "flaky"
+    UNKNOWN_TEST_ID = "unknown_test_id"
+    PROBE_REWARDED = "probe_rewarded"
+    LEAK = "leak"
+    LEAK_HINT = "leak_hint"
+    NO_GOLD_PATCH = "no_gold_patch"
+    NO_FAIL_TO_PASS = "no_fail_to_pass"
+    CONTEXT_MISMATCH = "context_mismatch"
+    SCRIPT_VERIFIER = "script_verifier"
+    INFRA_ERROR = "infra_error"
+
+
+class Signal(str, Enum):
+    """The reward-signal class of a task (see the module docstring)."""
+
+    TEST_DRIVEN = "test-driven"
+    DOES_NOT_BUILD = "does-not-build"
+    FALLBACK = "fallback"
+    TIMEOUT = "timeout"
+    INFRA = "infra"
+    BROKEN = "broken"
+    UNKNOWN = ""
+
+
 class Problem(BaseModel):
     """One way a task breaks the contract.
 
     Attributes:
-        kind: a stable code (``gold_not_resolved``, ``f2p_passes_before_fix``, ``p2p_fails_before_fix``,
-            ``extra_failures_before_fix``, ``flaky``, ``unknown_test_id``, ``probe_rewarded``, ``leak``,
-            ``leak_hint``, ``no_gold_patch``, ``no_fail_to_pass``, ``context_mismatch``, ``script_verifier``,
-            ``infra_error``).
+        kind: its stable code (:class:`ProblemKind`).
         message: one line for people.
         tests: the test ids concerned, when there are any.
     """
 
-    kind: str
+    kind: ProblemKind
     message: str
     tests: list[str] = Field(default_factory=list)
 
@@ -100,7 +129,7 @@ class TaskReport(BaseModel):
     task_id: str
     language: str = ""
     ok: bool = False
-    signal: str = ""
+    signal: Signal = Signal.UNKNOWN
     problems: list[Problem] = Field(default_factory=list)
     flaky_tests: list[str] = Field(default_factory=list)
     extra_failures: list[str] = Field(default_factory=list)
@@ -216,7 +245,7 @@ def judge(
     if infra:
         problems.append(
             Problem(
-                kind="infra_error",
+                kind=ProblemKind.INFRA_ERROR,
                 message=f"{len(infra)} run(s) hit an infrastructure error, e.g. {infra[0].reason}",
             )
         )
@@ -230,17 +259,21 @@ def judge(
         }
     )
     for m in mismatches:
-        problems.append(Problem(kind="context_mismatch", message=m))
+        problems.append(Problem(kind=ProblemKind.CONTEXT_MISMATCH, message=m))
     if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
-        rep.signal = "fallback"
+        rep.signal = Signal.FALLBACK
         problems.append(
-            Problem(kind="script_verifier", message="script verifiers cannot be validated per test yet")
+            Problem(
+                kind=ProblemKind.SCRIPT_VERIFIER, message="script verifiers cannot be validated per test yet"
+            )
         )
         return _finish(rep)
     if not task.gold_patch:
-        problems.append(Problem(kind="no_gold_patch", message="the task has no gold patch"))
+        problems.append(Problem(kind=ProblemKind.NO_GOLD_PATCH, message="the task has no gold patch"))
     if not f2p:
-        problems.append(Problem(kind="no_fail_to_pass", message="the task lists no fail_to_pass test"))
+        problems.append(
+            Problem(kind=ProblemKind.NO_FAIL_TO_PASS, message="the task lists no fail_to_pass test")
+        )
 
     def outcome(v: Verdict, test: str) -> Outcome | None:
         for c in v.fail_to_pass + v.pass_to_pass:
@@ -254,7 +287,7 @@ def judge(
     if unknown:
         problems.append(
             Problem(
-                kind="unknown_test_id",
+                kind=ProblemKind.UNKNOWN_TEST_ID,
                 message=f"{len(unknown)} listed id(s) match no reported test in any run",
                 tests=unknown,
             )
@@ -267,7 +300,7 @@ def judge(
     if passes_before:
         problems.append(
             Problem(
-                kind="f2p_passes_before_fix",
+                kind=ProblemKind.F2P_PASSES_BEFORE_FIX,
                 message="F2P test(s) pass on the buggy code",
                 tests=passes_before,
             )
@@ -278,7 +311,7 @@ def judge(
     if p2p_bad_before:
         problems.append(
             Problem(
-                kind="p2p_fails_before_fix",
+                kind=ProblemKind.P2P_FAILS_BEFORE_FIX,
                 message="P2P test(s) do not pass on the buggy code",
                 tests=p2p_bad_before,
             )
@@ -295,7 +328,7 @@ def judge(
         rep.extra_failures = extra
         problems.append(
             Problem(
-                kind="extra_failures_before_fix",
+                kind=ProblemKind.EXTRA_FAILURES_BEFORE_FIX,
                 message="tests outside F2P fail on the buggy code (HardBug: failing set must equal F2P)",
                 tests=extra,
             )
@@ -306,7 +339,7 @@ def judge(
         if v.status is not Status.RESOLVED:
             problems.append(
                 Problem(
-                    kind="gold_not_resolved",
+                    kind=ProblemKind.GOLD_NOT_RESOLVED,
                     message=f"gold is {v.status.value}: {v.reason}",
                     tests=[c.id for c in v.fail_to_pass + v.pass_to_pass if not c.passed],
                 )
@@ -328,7 +361,7 @@ def judge(
     if flaky:
         rep.flaky_tests = sorted(flaky)
         problems.append(
-            Problem(kind="flaky", message="outcomes differ between repeats", tests=rep.flaky_tests)
+            Problem(kind=ProblemKind.FLAKY, message="outcomes differ between repeats", tests=rep.flaky_tests)
         )
 
     # probes
@@ -337,7 +370,8 @@ def judge(
             if v.status is Status.RESOLVED or v.reward > 0:
                 problems.append(
                     Problem(
-                        kind="probe_rewarded", message=f"the {name} probe was rewarded ({v.status.value})"
+                        kind=ProblemKind.PROBE_REWARDED,
+                        message=f"the {name} probe was rewarded ({v.status.value})",
                     )
                 )
 
@@ -364,7 +398,7 @@ def judge(
         for h in found.at_least(leak_level):
             problems.append(
                 Problem(
-                    kind="leak" if h.level is LeakLevel.LEAK else "leak_hint",
+                    kind=ProblemKind.LEAK if h.level is LeakLevel.LEAK else ProblemKind.LEAK_HINT,
                     message=f"prompt {h.kind.replace('_', ' ')} {h.symbol!r} ({h.file}): {h.reason}; "
                     f"evidence: {h.evidence}",
                 )
@@ -372,15 +406,15 @@ def judge(
 
     # reward-signal class
     if any(v.status is Status.TIMEOUT for v in pre + post):
-        rep.signal = "timeout"
+        rep.signal = Signal.TIMEOUT
     elif infra and not (usable_pre and usable_post):
-        rep.signal = "infra"
-    elif any(p.kind == "gold_not_resolved" for p in problems) or not task.gold_patch:
-        rep.signal = "broken"
+        rep.signal = Signal.INFRA
+    elif any(p.kind is ProblemKind.GOLD_NOT_RESOLVED for p in problems) or not task.gold_patch:
+        rep.signal = Signal.BROKEN
     elif usable_pre and all(_does_not_build(v) for v in usable_pre):
-        rep.signal = "does-not-build"
+        rep.signal = Signal.DOES_NOT_BUILD
     else:
-        rep.signal = "test-driven"
+        rep.signal = Signal.TEST_DRIVEN
     return _finish(rep)
 
 
@@ -471,7 +505,7 @@ def validate(
     for t in tasks:
         report.tasks.append(judge(t, per_task.get(t.id, []), leak=leak, leak_level=leak_level))
     for tr in report.tasks:
-        report.distribution[tr.signal] = report.distribution.get(tr.signal, 0) + 1
+        report.distribution[tr.signal.value] = report.distribution.get(tr.signal.value, 0) + 1
         report.canary_coverage[tr.canary] = report.canary_coverage.get(tr.canary, 0) + 1
     report.passed = sum(tr.ok for tr in report.tasks)
     report.failed = len(report.tasks) - report.passed

@@ -25,7 +25,7 @@ from ..formats import write
 from ..leak import LeakLevel
 from ..report.validation import write_reports
 from ..sandbox import get_sandbox
-from ..validate import apply_report
+from ..validate import ProblemKind, apply_report
 from ..validate import validate as run_validation
 from ._common import (
     EXIT_INFRA,
@@ -162,11 +162,11 @@ def validate(
         for col in ("task", "result", "signal", "problems"):
             table.add_column(col, overflow="fold")
         for tr in report.tasks:
-            probs = "; ".join(f"{p.kind}: {p.message}" for p in tr.problems) or ""
+            probs = "; ".join(f"{p.kind.value}: {p.message}" for p in tr.problems) or ""
             table.add_row(
                 escape(tr.task_id),
                 "[green]ok[/]" if tr.ok else "[red]broken[/]",
-                tr.signal,
+                tr.signal.value,
                 escape(probs[:300]),
             )
         out.print(table)
@@ -179,5 +179,7 @@ def validate(
             skipped_row(e)
     if report.ok or allow_failures:
         raise typer.Exit(EXIT_OK)
-    only_infra = all(all(p.kind == "infra_error" for p in tr.problems) for tr in report.tasks if not tr.ok)
+    only_infra = all(
+        all(p.kind is ProblemKind.INFRA_ERROR for p in tr.problems) for tr in report.tasks if not tr.ok
+    )
     raise typer.Exit(EXIT_INFRA if only_infra else EXIT_UNRESOLVED)

@@ -89,9 +89,9 @@ def to_markdown(report: ValidationReport) -> str:
     ]
     for tr in report.tasks:
         result = "ok" if tr.ok else "**broken**"
-        probs = "; ".join(f"{p.kind}: {p.message}" for p in tr.problems) or "-"
+        probs = "; ".join(f"{p.kind.value}: {p.message}" for p in tr.problems) or "-"
         lines.append(
-            f"| {tr.task_id} | {tr.language} | {result} | {tr.signal} | {tr.canary} | "
+            f"| {tr.task_id} | {tr.language} | {result} | {tr.signal.value} | {tr.canary} | "
             f"{len(tr.derived_fail_to_pass)} | {_cell(probs)[:400]} |"
         )
     lines += _leak_section(report)
@@ -107,7 +107,7 @@ def to_markdown(report: ValidationReport) -> str:
                 tests = (
                     f" ({', '.join(p.tests[:20])}{' ...' if len(p.tests) > 20 else ''})" if p.tests else ""
                 )
-                lines.append(f"- **{p.kind}**: {_cell(p.message)}{_cell(tests)}")
+                lines.append(f"- **{p.kind.value}**: {_cell(p.message)}{_cell(tests)}")
             runs = [r for r in tr.runs if r.outcomes]
             ids = sorted({t for r in runs for t in r.outcomes})
             if runs and ids:
