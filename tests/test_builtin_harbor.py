@@ -109,7 +109,7 @@ def test_bugsinpy_layout(tasks: dict[str, Task], task_id: str) -> None:
     assert task.env.image == "python:3.10-slim" and task.env.python_requirements == ("pytest",)
     assert [f.path for f in task.workspace] == ["solution.py"]
     assert 40 <= task.workspace[0].data().decode().count("\n") <= 120
-    assert task.verifier is not None and task.verifier.timeout_s == 120.0
+    assert task.verifier is not None and task.test.time_limit_s == 120.0
     assert task.gold_patch is not None and task.gold_patch.startswith(
         "--- a/solution.py\n+++ b/solution.py\n"
     )

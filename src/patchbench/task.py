@@ -200,12 +200,15 @@ class VerifierSpec(_Frozen):
     app_dir: str = "/app"
     tests_dir: str = "/tests"
     logs_dir: str = "/logs/verifier"
-    timeout_s: float | None = None
 
-    @field_validator("timeout_s")
+    @model_validator(mode="before")
     @classmethod
-    def _timeout_ok(cls, v: float | None) -> float | None:
-        return None if v is None else check_time_limit(v)
+    def _legacy_timeout(cls, data: Any) -> Any:
+        # Older versions kept a second time limit here; a task has one: ``TestSpec.time_limit_s`` (the
+        # Harbor reader puts ``[verifier] timeout_sec`` there). Rows they wrote carry both, equal.
+        if isinstance(data, dict) and "timeout_s" in data:
+            data = {k: v for k, v in data.items() if k != "timeout_s"}
+        return data
 
 
 class Repository(_Frozen):

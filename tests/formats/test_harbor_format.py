@@ -151,7 +151,7 @@ def test_read_bugsinpy_task_dir(tmp_path: Path) -> None:
     assert set(hidden) == {"test.sh", "test_solution.py", "test_state.py", "config.json", "blob.bin"}
     assert hidden["test.sh"].executable and not hidden["test_state.py"].executable
     assert hidden["blob.bin"].encoding == "base64" and hidden["blob.bin"].data() == b"\x00\xff\xfe binary"
-    assert task.verifier == VerifierSpec(kind=VerifierKind.SCRIPT, script="tests/test.sh", timeout_s=120.0)
+    assert task.verifier == VerifierSpec(kind=VerifierKind.SCRIPT, script="tests/test.sh")
     assert task.test.commands == (Cmd(argv=("bash", "/tests/test.sh")),)
     assert task.test.time_limit_s == 120.0
     assert task.env.image == "python:3.10-slim"
@@ -168,7 +168,7 @@ def test_read_junit_task_guesses_java(tmp_path: Path) -> None:
     assert task.workspace == ()
     assert task.language == "java"
     assert task.env.system_deps == ("maven", "python3-pytest")
-    assert task.test.time_limit_s == 900.0 and task.verifier is not None and task.verifier.timeout_s == 900.0
+    assert task.test.time_limit_s == 900.0 and task.verifier is not None
 
 
 def test_read_collection_reports_bad_dirs_and_loads_the_rest(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def _rich_task() -> Task:
             python_requirements=("pyyaml",),
             setup_cmds=("npm ci",),
         ),
-        verifier=VerifierSpec(kind=VerifierKind.SCRIPT, timeout_s=12.0),
+        verifier=VerifierSpec(kind=VerifierKind.SCRIPT),
         metadata={
             "source": 7,  # not a string: must survive typed, through metadata_json
             "title": "Rich task",
@@ -466,10 +466,19 @@ def test_harbor_task_survives_patchbench(tmp_path: Path) -> None:
         ),
         test=Spec(commands=(Cmd(argv=("bash", "/tests/test.sh")),), time_limit_s=120.0),
         env=EnvSpec(image="python:3.10-slim", python_requirements=("pytest",)),
-        verifier=VerifierSpec(kind=VerifierKind.SCRIPT, timeout_s=120.0),
+        verifier=VerifierSpec(kind=VerifierKind.SCRIPT),
         metadata={"task_toml": {"version": "1.0", "verifier": {"timeout_sec": 120.0}}, "project": "black"},
         source_format="harbor",
     )
     FMT.write([task], tmp_path / "out")
     (got,) = FMT.read(tmp_path / "out").tasks
     _same(got, task)
+
+
+def test_a_verifier_time_limit_written_by_an_older_version_is_read_as_the_one_time_limit() -> None:
+    """VerifierSpec had its own ``timeout_s`` beside ``TestSpec.time_limit_s`` (the script path preferred
+    it, ``audit --time-limit`` capped the other). A task has one time limit now; the old key is accepted
+    and dropped (older writers stored both, equal)."""
+    spec = VerifierSpec.model_validate({"kind": "script", "timeout_s": 120.0})
+    assert spec == VerifierSpec(kind=VerifierKind.SCRIPT)
+    assert "timeout_s" not in VerifierSpec.model_fields

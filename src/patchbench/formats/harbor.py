@@ -16,8 +16,8 @@ for the parquet file, whose ``task_binary`` tarballs go through :func:`~._tar.re
 * ``extra_files``: every file of the task directory, binary ones base64-encoded and executable bits kept,
   so writing the Task back reproduces the directory byte for byte (empty directories excepted);
 * ``hidden_tests``: the files under ``tests/``, paths relative to ``tests/`` (they are uploaded to /tests);
-* ``verifier``: ``VerifierSpec(kind=SCRIPT, script="tests/test.sh")`` with ``timeout_s`` from
-  ``[verifier] timeout_sec``; ``test``: ``bash /tests/test.sh`` with that time limit;
+* ``verifier``: ``VerifierSpec(kind=SCRIPT, script="tests/test.sh")``; ``test``: ``bash /tests/test.sh``
+  with ``[verifier] timeout_sec`` as the task's one time limit;
 * ``workspace``: the files the Dockerfile's final stage COPYs or ADDs (from ``environment/``, the build
   context) under the workspace directory, paths relative to it. The workspace directory is the final
   ``WORKDIR`` when a native run can lay it out (not under a system directory such as /usr or /etc),
@@ -505,9 +505,7 @@ def task_from_files(task_id: str, files: Mapping[str, tuple[bytes, bool]], *, so
                 system_deps=tuple(docker.system_deps),
                 python_requirements=_requirements(docker.python_requirements, tests),
             ),
-            verifier=VerifierSpec(
-                kind=VerifierKind.SCRIPT, script="tests/test.sh", app_dir=app_dir, timeout_s=timeout
-            ),
+            verifier=VerifierSpec(kind=VerifierKind.SCRIPT, script="tests/test.sh", app_dir=app_dir),
             gold_patch=gold[0].decode("utf-8", errors="replace") if gold else None,
             metadata=metadata,
             source_format="harbor",
