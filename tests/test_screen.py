@@ -22,8 +22,6 @@ from patchbench.screen import (
     SCREENED_EXTENSIONS,
     ChangedFile,
     SuspiciousPolicy,
-    _query,
-    _rules_query,
     changed_lines,
     compile_rules,
     enforce,
@@ -31,6 +29,8 @@ from patchbench.screen import (
     language_of,
     screen,
 )
+from patchbench.screen._base import _query
+from patchbench.screen._rules import _rules_query
 from patchbench.verdict import Finding, Status, Verdict
 from patchbench.workspace import Baseline, apply_candidate, read_changed
 
@@ -578,7 +578,7 @@ def test_a_test_tools_own_source_may_use_its_internals() -> None:
 
 def test_a_failure_of_the_screen_is_a_finding_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug in a rule must not crash run(), nor let the file through as if it had been screened."""
-    import patchbench.screen as mod
+    import patchbench.screen._engine as mod
 
     def boom(*args: object, **kw: object) -> list[Finding]:
         raise RuntimeError("bug")
