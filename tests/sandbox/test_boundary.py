@@ -98,6 +98,16 @@ def _swap_candidate(case: str, secret: str | None = None) -> Candidate:
     return Candidate.files({"mod.py": SWAP % swaps[case]}, label=case)
 
 
+def _peak_rss_mb() -> float:
+    """This process's own peak RSS since it exec'd (``VmHWM``). Not ``ru_maxrss``: Linux carries that over
+    exec from the forking parent, so a child of a large pytest process reported the parent's size (341
+    MB in the full suite, 111 MB alone)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def grade_case(case: str, secret: str | None) -> dict[str, Any]:
     """Grade one planted-report case in this process (the child) and report its own peak RSS."""
     t0 = time.monotonic()
@@ -108,7 +118,7 @@ def grade_case(case: str, secret: str | None) -> dict[str, Any]:
         "tests": [t.id for t in v.tests],
         "dump": v.model_dump_json(),
         "seconds": time.monotonic() - t0,
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mb": _peak_rss_mb(),
     }
 
 
