@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import posixpath
 import tempfile
 import time
 from collections.abc import Sequence
@@ -21,33 +20,29 @@ from pathlib import Path
 from typing import Any
 
 from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
-from .candidate import Candidate, CandidateKind
-from .envs import Prepared, default_cache_dir, env_for, env_variables, exec_in_env
+from .candidate import Candidate
+from .context import RunContext, quota_hit, screen_change
+from .envs import default_cache_dir, env_for, env_variables, exec_in_env
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
-from .formats._dockerfile import layable
 from .grading import grade
-from .lifecycle import RunDir, open_run_dir
+from .lifecycle import open_run_dir
 from .lifecycle import runs_root as runs_root
 from .repos import prepare_tree
 from .results import TestResult, TestResults
 from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, Limits, Sandbox, get_sandbox
-from .screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
+from .screen import SuspiciousPolicy
 from .task import FileEntry, Task, VerifierKind
 from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
-from .verdict import Durations, Finding, Status, Verdict
-from .verifiers.image import LaidOut, prepare_image
-from .verifiers.script import read_reward, verify_time_downloads, write_shims
+from .verdict import Status, Verdict
+from .verifiers.flow import verify_script
 from .workspace import (
-    Applied,
     Baseline,
     ConfigPolicy,
     apply_candidate,
     guard_test_config,
     inject_tests,
-    materialise,
-    read_changed,
 )
 
 log = logging.getLogger("patchbench.harness")
@@ -57,9 +52,6 @@ WORKSPACE_DST = "/workspace"
 REPORTS_DST = "/.patchbench-reports"
 #: Exit codes that mean the test command itself could not run (not found / not executable).
 NOT_RUNNABLE = (126, 127)
-TAIL = 4000
-#: Where the offline uv/uvx stand-ins appear inside the sandbox (script verifiers).
-SHIMS_DST = "/.patchbench-shims"
 #: Where the canary's harness files (pytest plugin, TAP sitecustomize) appear inside the sandbox.
 CANARY_DST = "/.patchbench-canary"
 
@@ -101,7 +93,6 @@ def run(
     network: bool = True,
     defences: Defences | None = None,
     suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
-    _calibrating: bool = False,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
 
@@ -121,22 +112,48 @@ def run(
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
     """
-    t0 = time.monotonic()
+    return _run(
+        task,
+        candidate,
+        sandbox=sandbox,
+        config_policy=config_policy,
+        cache_dir=cache_dir,
+        keep=keep,
+        repos=repos,
+        network=network,
+        defences=defences,
+        suspicious_policy=suspicious_policy,
+        calibrating=False,
+    )
+
+
+def _run(
+    task: Task,
+    candidate: Candidate,
+    *,
+    sandbox: Sandbox | str,
+    config_policy: ConfigPolicy,
+    cache_dir: Path | None,
+    keep: bool,
+    repos: Sequence[str | Path],
+    network: bool,
+    defences: Defences | None,
+    suspicious_policy: SuspiciousPolicy,
+    calibrating: bool,
+) -> Verdict:
+    """:func:`run`; ``calibrating`` is a calibration run of the unmodified task or its gold patch (see
+    :func:`_runs_canary` and :func:`_command_broken`), which never calibrates in turn."""
     defences = defences or Defences()
-    base = {"task_id": task.id, "candidate": candidate.name}
-    notes: list[str] = []
-    durations = Durations()
-
-    def finish(v: Verdict) -> Verdict:
-        d = v.durations.model_copy(update={"total_s": time.monotonic() - t0})
-        return enforce(v.model_copy(update={"durations": d}), suspicious_policy)
-
+    # What the run learns, phase by phase; every Verdict below is built from it (RunContext.verdict).
+    ctx = RunContext(task.id, candidate.name, suspicious_policy)
+    notes, durations = ctx.notes, ctx.durations
     try:
         # An unknown backend name is the caller's mistake (InputError propagates); an unusable one is infra.
         sb = get_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
         sb.check()
     except SandboxError as e:
-        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
+        return ctx.verdict(Status.INFRA_ERROR, str(e))
+    ctx.sandbox = sb.name
 
     # A private tmpfs of the disk quota when we are root (see patchbench.lifecycle), removed on every
     # exit path: here, by the CLI's signal handlers, or by the reaper of the next patchbench.
@@ -151,9 +168,8 @@ def run(
         try:
             runner = choose_runner(task.test)
         except KeyError as e:
-            return finish(
-                Verdict(**base, status=Status.INFRA_ERROR, sandbox=sb.name, reason=str(e).strip("'\""))
-            )
+            return ctx.verdict(Status.INFRA_ERROR, str(e).strip("'\""))
+        ctx.runner = runner.name
         try:
             preparer = env_for(task.env.language, cache_dir)
             preparer.repos = tuple(repos)
@@ -169,32 +185,14 @@ def run(
                 )
                 notes.extend(tree.notes)
         except EnvError as e:
-            return finish(
-                Verdict(**base, status=Status.INFRA_ERROR, reason=str(e), runner=runner.name, sandbox=sb.name)
-            )
+            return ctx.verdict(Status.INFRA_ERROR, str(e))
         durations.env_s = env.seconds
         notes.extend(env.notes)
+        ctx.env_key, ctx.env_cache_hit = env.key, env.cache_hit
         if task.verifier is not None and task.verifier.kind is VerifierKind.SCRIPT:
-            return finish(
-                _run_script(
-                    task,
-                    candidate,
-                    sb,
-                    env,
-                    baseline,
-                    rd,
-                    cache_dir or default_cache_dir(),
-                    config_policy,
-                    notes,
-                    durations,
-                    {
-                        **base,
-                        "runner": "script",
-                        "sandbox": sb.name,
-                        "env_key": env.key,
-                        "env_cache_hit": env.cache_hit,
-                    },
-                )
+            ctx.runner = "script"
+            return verify_script(
+                ctx, task, candidate, sb, env, rd, cache_dir or default_cache_dir(), config_policy
             )
 
         # 2. workspace + candidate + hidden tests
@@ -203,33 +201,22 @@ def run(
         try:
             applied = apply_candidate(task, candidate, ws, baseline)
         except PatchError as e:
-            return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=str(e), sandbox=sb.name))
+            return ctx.verdict(Status.PATCH_FAILED, str(e))
         except OSError as e:
             if e.errno not in (errno.ENOSPC, errno.EDQUOT):
                 raise
             why = f"the candidate does not fit the run's disk quota ({e.strerror})"
-            return finish(Verdict(**base, status=Status.PATCH_FAILED, reason=why, sandbox=sb.name))
+            return ctx.verdict(Status.PATCH_FAILED, why)
         blocked = (
             guard_test_config(task, applied, ws, config_policy, baseline) if defences.config_guard else []
         )
-        common: dict[str, Any] = {
-            **base,
-            "apply_method": applied.method,
-            "changed_files": tuple(sorted(applied.changed)),
-            "config_files_blocked": tuple(blocked),
-            "suspicious": _screen(task, applied.changed, ws, baseline),
-            "sandbox": sb.name,
-            "env_key": env.key,
-            "env_cache_hit": env.cache_hit,
-            "runner": runner.name,
-        }
+        ctx.apply_method = applied.method
+        ctx.changed_files = tuple(sorted(applied.changed))
+        ctx.config_files_blocked = tuple(blocked)
+        ctx.suspicious = screen_change(task, applied.changed, ws, baseline)
         if blocked and config_policy is ConfigPolicy.REJECT:
-            return finish(
-                Verdict(
-                    **common,
-                    status=Status.UNRESOLVED,
-                    reason="the candidate changed test configuration: " + ", ".join(blocked),
-                )
+            return ctx.verdict(
+                Status.UNRESOLVED, "the candidate changed test configuration: " + ", ".join(blocked)
             )
         if blocked:
             notes.append("test-configuration files restored: " + ", ".join(blocked))
@@ -257,10 +244,9 @@ def run(
         deadline = tt + task.test.time_limit_s
         all_tests: list[TestResult] = []
         complete = True
-        exit_codes: list[int | None] = []
+        exit_codes = ctx.exit_codes
         timed_out = False
         build_error: str | None = None
-        out_tail = err_tail = ""
         for i, command in enumerate(task.test.commands):
             rdir = reports / str(i)
             rdir.mkdir(parents=True)
@@ -293,17 +279,9 @@ def run(
                     limits=Limits(timeout_s=remaining),
                 )
             except SandboxError as e:
-                return finish(
-                    Verdict(
-                        **common,
-                        status=Status.INFRA_ERROR,
-                        reason=str(e),
-                        notes=tuple(notes),
-                        durations=durations,
-                    )
-                )
+                return ctx.verdict(Status.INFRA_ERROR, str(e))
             exit_codes.append(res.exit_code)
-            out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
+            ctx.output(res.text("stdout"), res.text("stderr"))
             if res.memory_exceeded:
                 notes.append(f"command {i}: hit the memory limit")
             if res.output_flood:
@@ -311,18 +289,7 @@ def run(
             if res.timed_out:
                 timed_out = True
             if rd.full():
-                return finish(
-                    Verdict(
-                        **common,
-                        status=Status.UNRESOLVED,
-                        exit_codes=tuple(exit_codes),
-                        reason=f"command {i} {_quota_hit(rd)}",
-                        notes=tuple(notes),
-                        durations=durations,
-                        stdout_tail=out_tail,
-                        stderr_tail=err_tail,
-                    )
-                )
+                return ctx.verdict(Status.UNRESOLVED, f"command {i} {quota_hit(rd)}")
             # The report directory was the run's to write: anything in it but plain, capped files of
             # the run's own uid (a FIFO, a symlink to /dev/zero or to a root-only file, 300 MB of XML)
             # is tampering, the candidate's failure; nothing in it is opened before this check.
@@ -349,18 +316,9 @@ def run(
                     parsed = TestResults(runner=runner.name, complete=False)
                     problem = str(e)
             if unsafe is not None:
-                return finish(
-                    Verdict(
-                        **common,
-                        status=Status.UNRESOLVED,
-                        exit_codes=tuple(exit_codes),
-                        reason=f"the test report was refused unread (command {i}): "
-                        + unsafe.replace(f"{rundir}/", ""),
-                        notes=tuple(notes),
-                        durations=durations,
-                        stdout_tail=out_tail,
-                        stderr_tail=err_tail,
-                    )
+                return ctx.verdict(
+                    Status.UNRESOLVED,
+                    f"the test report was refused unread (command {i}): " + unsafe.replace(f"{rundir}/", ""),
                 )
             if (
                 not parsed.tests
@@ -372,34 +330,18 @@ def run(
                 # ran. The candidate's code was loaded, and `os._exit(4)` at import looks just like
                 # this: it is an infrastructure fault only when the unmodified task (and its gold
                 # patch) fail the same way, which the candidate cannot steer (docs/design/grading.md).
-                why = problem or " ".join(err_tail.split())[-300:] or "no output"
-                if _calibrating or _command_broken(task, sb, cache_dir, repos, network):
-                    return finish(
-                        Verdict(
-                            **common,
-                            status=Status.INFRA_ERROR,
-                            exit_codes=tuple(exit_codes),
-                            reason=f"the test command could not run (exit {res.exit_code}): {why}"
-                            + ("" if _calibrating else " (the unmodified task fails the same way)"),
-                            notes=tuple(notes),
-                            durations=durations,
-                            stdout_tail=out_tail,
-                            stderr_tail=err_tail,
-                        )
+                why = problem or " ".join(ctx.stderr_tail.split())[-300:] or "no output"
+                if calibrating or _command_broken(task, sb, cache_dir, repos, network):
+                    return ctx.verdict(
+                        Status.INFRA_ERROR,
+                        f"the test command could not run (exit {res.exit_code}): {why}"
+                        + ("" if calibrating else " (the unmodified task fails the same way)"),
                     )
-                return finish(
-                    Verdict(
-                        **common,
-                        status=Status.UNRESOLVED,
-                        exit_codes=tuple(exit_codes),
-                        reason=f"the test command ended abnormally (exit {res.exit_code}) before reporting "
-                        f"any test, with the candidate's code loaded; the unmodified task's command runs: "
-                        f"{why}",
-                        notes=tuple(notes),
-                        durations=durations,
-                        stdout_tail=out_tail,
-                        stderr_tail=err_tail,
-                    )
+                return ctx.verdict(
+                    Status.UNRESOLVED,
+                    f"the test command ended abnormally (exit {res.exit_code}) before reporting "
+                    f"any test, with the candidate's code loaded; the unmodified task's command runs: "
+                    f"{why}",
                 )
             if problem is not None:
                 notes.append(f"command {i}: no readable result ({problem})")
@@ -431,21 +373,16 @@ def run(
         p2p = match_ids(runner, task.pass_to_pass, results)
         graded_exits = exit_codes if defences.exit_codes else [None if c is None else 0 for c in exit_codes]
         g = grade(results, f2p, p2p, exit_codes=graded_exits, timed_out=timed_out, canary=canary_state)
-        if g.status is Status.RESOLVED and canary_state is CanaryState.MISSING and not _calibrating:
+        if g.status is Status.RESOLVED and canary_state is CanaryState.MISSING and not calibrating:
             # Resolved, yet the canary is not in the report: forged, unless this task's command never
             # runs injected tests at all. One calibration run of the untouched task tells (cached).
             runs = _runs_canary(task, runner.name, sb, cache_dir, repos, network)
             if runs is None:
-                return finish(
-                    Verdict(
-                        **common,
-                        status=Status.INFRA_ERROR,
-                        reason="the canary test is missing and this task could not be calibrated "
-                        "(its untouched workspace did not run): the result cannot be trusted",
-                        canary=canary_state,
-                        notes=tuple(notes),
-                        durations=durations,
-                    )
+                return ctx.verdict(
+                    Status.INFRA_ERROR,
+                    "the canary test is missing and this task could not be calibrated "
+                    "(its untouched workspace did not run): the result cannot be trusted",
+                    canary=canary_state,
                 )
             if runs:
                 g = grade(
@@ -464,236 +401,27 @@ def run(
                 )
         if keep:
             notes.append(f"run directory kept: {rundir}")
-        return finish(
-            Verdict(
-                **common,
-                status=g.status,
-                reward=g.reward,
-                pass_ratio=g.pass_ratio,
-                reason=g.reason,
-                fail_to_pass=g.fail_to_pass,
-                pass_to_pass=g.pass_to_pass,
-                tests=results.tests,
-                canary=canary_state,
-                build_error=results.build_error,
-                exit_codes=tuple(exit_codes),
-                notes=tuple(notes),
-                durations=durations,
-                stdout_tail=out_tail,
-                stderr_tail=err_tail,
-            )
+        return ctx.verdict(
+            g.status,
+            g.reason,
+            reward=g.reward,
+            pass_ratio=g.pass_ratio,
+            fail_to_pass=g.fail_to_pass,
+            pass_to_pass=g.pass_to_pass,
+            tests=results.tests,
+            canary=canary_state,
+            build_error=results.build_error,
         )
     except InfraError as e:
-        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=str(e)))
+        return ctx.verdict(Status.INFRA_ERROR, str(e))
     except OSError as e:
-        return finish(Verdict(**base, status=Status.INFRA_ERROR, reason=f"I/O error during the run: {e}"))
+        return ctx.verdict(Status.INFRA_ERROR, f"I/O error during the run: {e}")
     finally:
         rd.close(keep=keep)
 
 
-def _run_script(
-    task: Task,
-    candidate: Candidate,
-    sb: Sandbox,
-    env: Prepared,
-    baseline: Baseline,
-    rd: RunDir,
-    cache_dir: Path,
-    config_policy: ConfigPolicy,
-    notes: list[str],
-    durations: Durations,
-    common: dict[str, Any],
-) -> Verdict:
-    """A Harbor-style task: the image's directories, /tests and /logs in the sandbox; the reward decides."""
-    assert task.verifier is not None
-    rundir = rd.path
-    spec = task.verifier
-    tests_dir, logs = rundir / "tests", rundir / "logs"
-    shims = rundir / "shims"
-    tw = time.monotonic()
-    script_file = next((f for f in task.hidden_tests if f.path == posixpath.basename(spec.script)), None)
-    if script_file is not None:
-        notes.extend(verify_time_downloads(script_file.data().decode("utf-8", errors="replace")))
-    logs_root = posixpath.dirname(spec.logs_dir.rstrip("/")) or "/logs"
-    reserved = {p.strip("/").split("/", 1)[0] for p in (spec.tests_dir, logs_root)}
-    try:
-        # The filesystem the Dockerfile builds (every path it names), cached per task content; each run
-        # gets its own writable copy, and the candidate applies to the workspace directory in it.
-        built = prepare_image(task, spec.app_dir, sb, env, cache_dir, reserved=sorted(reserved))
-        laid = built.lay_out(rundir / "image")
-    except EnvError as e:
-        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
-    notes.extend(f"Dockerfile: {n}" for n in built.notes)
-    notes.extend(f"Dockerfile not honoured natively: {g}" for g in built.gaps)
-    app_rel = spec.app_dir.strip("/")
-    app = laid.root / app_rel
-    image = Baseline(tree=built.tree / app_rel)
-    write_shims(shims)
-    # The Dockerfile's ENV under the environment's variables and PATH (the offline shims first).
-    variables = {**built.env, **env_variables(env, path_before=[SHIMS_DST], path_after=laid.path)}
-    # The Dockerfile's WORKDIR when the run can enter it (laid out, or a directory the host has).
-    workdir = built.workdir if built.workdir != "/" else spec.app_dir
-    top = workdir.strip("/").split("/", 1)[0]
-    if not (layable(workdir) and top in built.roots) and not os.path.isdir(workdir):
-        workdir = spec.app_dir
-    try:
-        if candidate.kind is CandidateKind.SOLUTION:
-            applied = _run_solution(task, sb, env, laid, built.roots, workdir, variables, shims, notes)
-        else:
-            applied = apply_candidate(task, candidate, app, image, own_links=built.links(spec.app_dir))
-    except PatchError as e:
-        return Verdict(**common, status=Status.PATCH_FAILED, reason=str(e), notes=tuple(notes))
-    except SandboxError as e:
-        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
-    guard_task = task.model_copy(update={"hidden_tests": ()})  # the tests live in /tests, not in /app
-    blocked = guard_test_config(guard_task, applied, app, config_policy, image)
-    common = {
-        **common,
-        "apply_method": applied.method,
-        "changed_files": tuple(sorted(applied.changed)),
-        "config_files_blocked": tuple(blocked),
-        "suspicious": _screen(guard_task, applied.changed, app, image),
-    }
-    if blocked and config_policy is ConfigPolicy.REJECT:
-        return Verdict(
-            **common,
-            status=Status.UNRESOLVED,
-            notes=tuple(notes),
-            reason="the candidate changed test configuration: " + ", ".join(blocked),
-        )
-    tests_dir.mkdir()
-    inject_tests(task.hidden_tests, tests_dir)
-    # /tests stays root's and sticky: the verifier may create files there (a .venv), but code the
-    # candidate gets run (an import check) cannot rewrite or replace the hidden tests before they run.
-    os.chmod(tests_dir, 0o1777)
-    for dirpath, dirnames, filenames in os.walk(tests_dir):
-        for d in dirnames:
-            os.chmod(os.path.join(dirpath, d), 0o1777)
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
-    (logs / "verifier").mkdir(parents=True)
-    durations.workspace_s = time.monotonic() - tw
-    binds = [
-        *laid.binds,
-        Bind(tests_dir, spec.tests_dir, writable=True, give=False),
-        Bind(logs, logs_root, writable=True),
-        Bind(shims, SHIMS_DST),
-    ]
-    timeout = task.test.time_limit_s  # the task's one time limit (Harbor: [verifier] timeout_sec)
-    tt = time.monotonic()
-    argv = ["bash", posixpath.join(spec.tests_dir, posixpath.basename(spec.script))]
-    try:
-        res = exec_in_env(
-            sb, argv, env=env, cwd=workdir, binds=binds, variables=variables, limits=Limits(timeout_s=timeout)
-        )
-    except SandboxError as e:
-        return Verdict(**common, status=Status.INFRA_ERROR, reason=str(e), notes=tuple(notes))
-    durations.test_s = time.monotonic() - tt
-    out_tail, err_tail = res.text("stdout")[-TAIL:], res.text("stderr")[-TAIL:]
-    reward = read_reward(logs / "verifier", owner=res.uid)
-    extra = {
-        "exit_codes": (res.exit_code,),
-        "notes": tuple(notes),
-        "durations": durations,
-        "stdout_tail": out_tail,
-        "stderr_tail": err_tail,
-        "pass_ratio": reward.pass_ratio,
-    }
-    if reward.unsafe:
-        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=reward.problem or "")
-    if rd.full():
-        return Verdict(**common, **extra, status=Status.UNRESOLVED, reason=f"the verifier {_quota_hit(rd)}")
-    if res.timed_out:
-        return Verdict(**common, **extra, status=Status.TIMEOUT, reason="the verifier hit its time limit")
-    if built.gaps and (reward.value is None or reward.value < 1.0):
-        # The image could not be rebuilt whole: the missing files may be why the verifier failed, so
-        # the failure is not the candidate's (and a failure is never a pass).
-        outcome = reward.problem or f"reward {reward.value:g}"
-        return Verdict(
-            **common,
-            **extra,
-            status=Status.INFRA_ERROR,
-            reason=f"the task's image could not be rebuilt natively ({built.gaps[0]}"
-            f"{f' and {len(built.gaps) - 1} more' if len(built.gaps) > 1 else ''}); "
-            f"the verifier's {outcome} cannot be blamed on the candidate",
-        )
-    if reward.value is None:
-        return Verdict(
-            **common,
-            **extra,
-            status=Status.VERIFIER_ERROR,
-            reason=f"{reward.problem} (verifier exit {res.exit_code}); never a pass",
-        )
-    value = max(0.0, min(1.0, reward.value))
-    if value >= 1.0:
-        return Verdict(**common, **extra, status=Status.RESOLVED, reward=1.0)
-    return Verdict(
-        **common,
-        **extra,
-        status=Status.UNRESOLVED,
-        reward=value,
-        reason=f"the verifier's reward is {reward.value:g} (exit {res.exit_code})",
-    )
-
-
 #: The largest workspace file the harness reads back (a hidden test the canary is planted into).
 WORKSPACE_READ_LIMIT = 16 * 2**20
-
-
-#: Where Harbor's oracle uploads a task's ``solution/`` directory, and runs ``solve.sh`` from.
-SOLUTION_DST = "/solution"
-
-
-def _run_solution(
-    task: Task,
-    sb: Sandbox,
-    env: Prepared,
-    laid: LaidOut,
-    roots: Sequence[str],
-    workdir: str,
-    variables: dict[str, str],
-    shims: Path,
-    notes: list[str],
-) -> Applied:
-    """Run the task's ``solution/solve.sh`` in its image, as Harbor's oracle agent does: ``solution/`` is
-    uploaded to /solution (merged into the image's own /solution, when it has one), then
-    ``bash /solution/solve.sh`` runs from WORKDIR, offline and unprivileged, before the tests are there.
-
-    Raises:
-        PatchError: the task ships no ``solution/solve.sh``.
-        SandboxError: the sandbox failed.
-    """
-    files = [f for f in task.extra_files if f.path.startswith("solution/")]
-    if not any(f.path == "solution/solve.sh" for f in files):
-        raise PatchError(f"task {task.id} has no solution/solve.sh")
-    top = SOLUTION_DST.strip("/")
-    upload = laid.root / top if top in roots else laid.root.parent / "solution-upload"
-    binds = list(laid.binds)
-    if top not in roots:
-        binds.append(Bind(upload, SOLUTION_DST, writable=True))
-    materialise([f.model_copy(update={"path": f.path[len("solution/") :]}) for f in files], upload)
-    binds.append(Bind(shims, SHIMS_DST))
-    argv = ["bash", posixpath.join(SOLUTION_DST, "solve.sh")]
-    toml = task.metadata.get("task_toml")
-    agent = toml.get("agent") if isinstance(toml, dict) else None
-    limit = agent.get("timeout_sec") if isinstance(agent, dict) else None  # task.toml [agent] timeout_sec
-    timeout = float(limit) if isinstance(limit, int | float) and limit > 0 else 600.0
-    res = exec_in_env(
-        sb, argv, env=env, cwd=workdir, binds=binds, variables=variables, limits=Limits(timeout_s=timeout)
-    )
-    state = "timed out" if res.timed_out else f"exit {res.exit_code}"
-    notes.append(f"solution/solve.sh ran in the image ({state})")
-    if res.exit_code != 0:
-        notes.append("solve.sh stderr: " + " ".join(res.text("stderr").split())[-300:])
-    return Applied("solution")
-
-
-def _screen(task: Task, changed: set[str], root: Path, baseline: Baseline) -> tuple[Finding, ...]:
-    """The static screen's findings on what the candidate changed (see :mod:`patchbench.screen`)."""
-    return screen(
-        task, read_changed(changed, root, baseline, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS)
-    )
 
 
 def _read_text(ws: Path, rel: str) -> str | None:
@@ -769,7 +497,19 @@ def _runs_canary(
     for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
         if cand is None:
             continue
-        v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
+        v = _run(
+            task,
+            cand,
+            sandbox=sb,
+            config_policy=ConfigPolicy.STRIP,
+            cache_dir=cache_dir,
+            keep=False,
+            repos=repos,
+            network=network,
+            defences=None,
+            suspicious_policy=SuspiciousPolicy.REPORT,
+            calibrating=True,
+        )
         ran = bool(v.tests) or v.canary == CanaryState.FAILED.value
         if v.status in (Status.INFRA_ERROR, Status.BAD_TASK) or not ran:
             continue  # nothing ran: this run says nothing about the canary
@@ -808,7 +548,19 @@ def _command_broken(
     for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
         if cand is None:
             continue
-        v = run(task, cand, sandbox=sb, cache_dir=cache_dir, repos=repos, network=network, _calibrating=True)
+        v = _run(
+            task,
+            cand,
+            sandbox=sb,
+            config_policy=ConfigPolicy.STRIP,
+            cache_dir=cache_dir,
+            keep=False,
+            repos=repos,
+            network=network,
+            defences=None,
+            suspicious_policy=SuspiciousPolicy.REPORT,
+            calibrating=True,
+        )
         if v.status is not Status.INFRA_ERROR:
             _write_json(path, {"task": task.id, "command_runs": True})
             log.info("calibration for %s: the test command runs (%s: %s)", task.id, cand.name, v.status.value)
@@ -823,13 +575,6 @@ def _write_json(path: Path, obj: dict[str, Any]) -> None:
     with os.fdopen(fd, "w") as fh:
         fh.write(json.dumps(obj))
     os.replace(tmp, path)
-
-
-def _quota_hit(rd: RunDir) -> str:
-    size = f"{(rd.quota or 0) / 2**30:g} GiB"
-    return (
-        f"filled the run's {size} disk quota (workspace, reports and logs together): its writes were refused"
-    )
 
 
 def _real_dir(root: Path, rel: str) -> None:
