@@ -5,7 +5,8 @@ process. Each attack passes only the listed tests and leaves every other one (a 
 to fail as before:
 
 * the child's result channel (node's v8-serialized events on stdout) rewritten in-process;
-* ``test()``/``it()`` wrapped while the file registers its tests, then put back before any test runs;
+* ``AsyncResource.prototype.runInAsyncScope`` patched so that listed bodies swallow their failures, with the
+  original back in place while any other test body runs;
 * the ``assert`` functions neutralised except for a failure whose message looks like a canary's.
 """
 
@@ -69,31 +70,35 @@ def _v8_stream(task: Task) -> str:
     )
 
 
-def _wrap_then_restore(task: Task) -> str:
-    """``test``/``it`` of ``node:test`` replaced (ESM bindings synced) while the test file registers its
-    tests: a listed test's body is wrapped to swallow its failure. At the next turn of the event loop the
-    originals are back, so nothing is patched while any test, a canary among them, runs."""
+def _scope_swallow(task: Task) -> str:
+    """``AsyncResource.prototype.runInAsyncScope`` (through which node:test calls every test body)
+    patched: a listed test's body runs wrapped so that its failure is swallowed; while any other test's
+    body runs (a canary's), the original method is back in place."""
     return (
         "\n;(() => {\n"
-        "  if (globalThis.__pbRtWrap) return;\n"
-        "  globalThis.__pbRtWrap = true;\n"
-        "  const t = process.getBuiltinModule('node:test');\n"
-        "  const mod = process.getBuiltinModule('node:module');\n"
+        "  if (globalThis.__pbRtScope) return;\n"
+        "  globalThis.__pbRtScope = true;\n"
+        "  const { AsyncResource } = process.getBuiltinModule('node:async_hooks');\n"
         f"  const listed = new Set({_listed_js(task)});\n"
-        "  const saved = {};\n"
-        "  const guard = (name, fn) => (typeof fn !== 'function' || !listed.has(name)) ? fn\n"
-        "    : async function (...args) { try { await fn.apply(this, args); } catch {} };\n"
-        "  for (const k of ['test', 'it']) {\n"
-        "    const orig = t[k]; if (typeof orig !== 'function') continue; saved[k] = orig;\n"
-        "    const patched = function (name, options, fn) {\n"
-        "      if (typeof options === 'function') return orig.call(this, name, guard(name, options));\n"
-        "      return orig.call(this, name, options, guard(name, fn));\n"
+        "  const proto = AsyncResource.prototype;\n"
+        "  const orig = proto.runInAsyncScope;\n"
+        "  const patched = function (fn, thisArg, ...args) {\n"
+        "    const body = this && typeof this.name === 'string' && fn === this.fn;\n"
+        "    if (!body) return orig.call(this, fn, thisArg, ...args);\n"
+        "    if (!listed.has(this.name)) {\n"
+        "      proto.runInAsyncScope = orig;\n"
+        "      try { return orig.call(this, fn, thisArg, ...args); }\n"
+        "      finally { proto.runInAsyncScope = patched; }\n"
+        "    }\n"
+        "    const safe = function (...a) {\n"
+        "      try {\n"
+        "        const r = fn.apply(this, a);\n"
+        "        return r && typeof r.then === 'function' ? r.then(() => undefined, () => undefined) : r;\n"
+        "      } catch { return undefined; }\n"
         "    };\n"
-        "    Object.assign(patched, orig);\n"
-        "    t[k] = patched;\n"
-        "  }\n"
-        "  mod.syncBuiltinESMExports();\n"
-        "  setImmediate(() => { Object.assign(t, saved); mod.syncBuiltinESMExports(); });\n"
+        "    return orig.call(this, safe, thisArg, ...args);\n"
+        "  };\n"
+        "  proto.runInAsyncScope = patched;\n"
         "})();\n"
     )
 
@@ -136,12 +141,12 @@ _catalogue(
         _js(_v8_stream),
     ),
     _Entry(
-        "rt-js-wrap-listed-then-restore",
+        "rt-js-asyncscope-swallow-listed",
         "javascript/typescript",
-        "node:test's test()/it() wrapped only while the file registers its tests (listed bodies swallow "
-        "their failures), originals restored before any test runs",
+        "AsyncResource.prototype.runInAsyncScope (node:test runs every body through it) patched: listed "
+        "bodies swallow their failures; the original is back while any other body (the canary) runs",
         _is_node,
-        _js(_wrap_then_restore),
+        _js(_scope_swallow),
     ),
     _Entry(
         "rt-js-assert-spare-canary",
