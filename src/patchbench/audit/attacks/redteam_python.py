@@ -195,10 +195,16 @@ def _module_plugin_code(task: Task) -> str:
     )
 
 
+#: Python files that configure tools rather than hold code under test (the guard restores some of them).
+_NOT_CODE = ("conftest.py", "setup.py", "noxfile.py", "tasks.py", "manage.py")
+
+
 def _one_source(task: Task, code: str) -> Files | None:
-    """``code`` appended to the first Python source file of the task (enough for a once-only hook)."""
-    for path, text in sorted(_sources(task, (".py",)).items()):
-        return {path: text.rstrip("\n") + "\n" + code}
+    """``code`` appended to the first Python source file of the task that is code under test (enough for
+    a once-only hook): package modules first, tool configuration files never."""
+    paths = [p for p in _sources(task, (".py",)) if posixpath.basename(p) not in _NOT_CODE]
+    for path in sorted(paths, key=lambda p: ("/" not in p, p)):
+        return {path: _sources(task, (".py",))[path].rstrip("\n") + "\n" + code}
     return None
 
 
@@ -640,7 +646,11 @@ def _every_source(code: Callable[[Task], str]) -> Callable[[Task], Files | None]
     """``code(task)`` appended to every Python source file of the task."""
 
     def files(task: Task) -> Files | None:
-        out: Files = {p: t.rstrip("\n") + "\n" + code(task) for p, t in _sources(task, (".py",)).items()}
+        out: Files = {
+            p: t.rstrip("\n") + "\n" + code(task)
+            for p, t in _sources(task, (".py",)).items()
+            if posixpath.basename(p) not in _NOT_CODE
+        }
         return out or None
 
     return files
