@@ -200,12 +200,15 @@ _NOT_CODE = ("conftest.py", "setup.py", "noxfile.py", "tasks.py", "manage.py")
 
 
 def _one_source(task: Task, code: str) -> Files | None:
-    """``code`` appended to the first Python source file of the task that is code under test (enough for
-    a once-only hook): package modules first, tool configuration files never."""
-    paths = [p for p in _sources(task, (".py",)) if posixpath.basename(p) not in _NOT_CODE]
-    for path in sorted(paths, key=lambda p: ("/" not in p, p)):
-        return {path: _sources(task, (".py",))[path].rstrip("\n") + "\n" + code}
-    return None
+    """``code`` appended to every Python source file of the task that is code under test (the snippets
+    guard themselves so they act once, whichever module the tests import first); tool configuration
+    files never."""
+    out: Files = {
+        p: t.rstrip("\n") + "\n" + code
+        for p, t in _sources(task, (".py",)).items()
+        if posixpath.basename(p) not in _NOT_CODE
+    }
+    return out or None
 
 
 def _tests_init(task: Task) -> Files | None:
