@@ -44,8 +44,18 @@ def _run(files: dict[str, str], test: str) -> dict[str, bool] | None:
         for rel, text in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test,
-               "--junitxml=report.xml", "-o", "junit_family=xunit1"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            test,
+            "--junitxml=report.xml",
+            "-o",
+            "junit_family=xunit1",
+        ]
         try:
             subprocess.run(cmd, cwd=root, capture_output=True, timeout=TIME_LIMIT_S, check=False)
         except subprocess.TimeoutExpired:
@@ -66,9 +76,13 @@ def main(src: Path, out: Path) -> int:
         hidden = {f"python_testcases/test_{name}.py": text}
         for helper in ("load_testdata", "node"):
             if f"from {helper} import" in text or f"import {helper}" in text:
-                hidden[f"python_testcases/{helper}.py"] = (src / "python_testcases" / f"{helper}.py").read_text()
-        repo = {"conftest.py": (src / "conftest.py").read_text(), f"python_programs/{name}.py": (
-            src / "python_programs" / f"{name}.py").read_text()}
+                hidden[f"python_testcases/{helper}.py"] = (
+                    src / "python_testcases" / f"{helper}.py"
+                ).read_text()
+        repo = {
+            "conftest.py": (src / "conftest.py").read_text(),
+            f"python_programs/{name}.py": (src / "python_programs" / f"{name}.py").read_text(),
+        }
         if "from node import" in text:
             repo["python_programs/node.py"] = (src / "python_programs" / "node.py").read_text()
         data = src / "json_testcases" / f"{name}.json"
@@ -87,19 +101,49 @@ def main(src: Path, out: Path) -> int:
             continue
         task = out / "tasks" / f"quixbugs-{name.replace('_', '-')}"
         shutil.rmtree(task, ignore_errors=True)
-        for base, files in (("repo", repo), ("fixed", fixed), ("tests", {k.split("/", 1)[1]: v for k, v in hidden.items()})):
+        for base, files in (
+            ("repo", repo),
+            ("fixed", fixed),
+            ("tests", {k.split("/", 1)[1]: v for k, v in hidden.items()}),
+        ):
             for relpath, body in files.items():
                 (task / base / relpath).parent.mkdir(parents=True, exist_ok=True)
                 (task / base / relpath).write_text(body, encoding="utf-8")
         (task / "problem.md").write_text(
-            f"# {name}\n\n`python_programs/{name}.py` has a bug: fix it so that it computes what its docstring says.\n")
-        (task / "meta.json").write_text(json.dumps({
-            "task_id": task.name, "title": f"QuixBugs {name}", "language": "python", "category": "quixbugs",
-            "difficulty": "easy", "source": "jkoppel/QuixBugs", "license": "MIT", "created": "2017",
-            "sandbox_image": "python:3.11-slim", "sandbox_system_deps": []}, indent=2) + "\n")
-        (task / "run.json").write_text(json.dumps({
-            "test_command": ["python", "-m", "pytest", "-q", rel], "tests_root": "python_testcases",
-            "fail_to_pass": f2p, "pass_to_pass": p2p, "time_limit_s": TIME_LIMIT_S}, indent=2) + "\n")
+            f"# {name}\n\n`python_programs/{name}.py` has a bug: fix it so that it computes what its "
+            "docstring says.\n"
+        )
+        (task / "meta.json").write_text(
+            json.dumps(
+                {
+                    "task_id": task.name,
+                    "title": f"QuixBugs {name}",
+                    "language": "python",
+                    "category": "quixbugs",
+                    "difficulty": "easy",
+                    "source": "jkoppel/QuixBugs",
+                    "license": "MIT",
+                    "created": "2017",
+                    "sandbox_image": "python:3.11-slim",
+                    "sandbox_system_deps": [],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        (task / "run.json").write_text(
+            json.dumps(
+                {
+                    "test_command": ["python", "-m", "pytest", "-q", rel],
+                    "tests_root": "python_testcases",
+                    "fail_to_pass": f2p,
+                    "pass_to_pass": p2p,
+                    "time_limit_s": TIME_LIMIT_S,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         made += 1
     print(f"{made} task(s) written to {out / 'tasks'}")
     return 0
