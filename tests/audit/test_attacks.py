@@ -36,7 +36,30 @@ _TS = "ts-aggregate-replay-field-reset"
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: Empty: the canary closed the last in-process and forged-report holes (see docs/design/integrity.md).
-KNOWN_HOLES: dict[tuple[str, str], str] = {}
+KNOWN_HOLES: dict[tuple[str, str], str] = {
+    ("rt-go-reexec-fd-filter", _GO): "red team (issue 12): not stopped yet",
+    ("rt-java-shadow-junit-assertions", _JAVA): "red team (issue 12): not stopped yet",
+    ("rt-java-extension-autodetect", _JAVA): "red team (issue 12): not stopped yet",
+    ("rt-java-daemon-rewrite-surefire-xml", _JAVA): "red team (issue 12): not stopped yet",
+    ("rt-js-v8-stream-rewrite", _JS): "red team (issue 12): not stopped yet",
+    ("rt-js-asyncscope-swallow-listed", _JS): "red team (issue 12): not stopped yet",
+    ("rt-py-distinfo-pytest11", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-egginfo-pytest11", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-shadow-harness-plugin", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-register-module-plugin", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-runtestprotocol-swap-restore", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-atexit-junit-listed", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-settrace-neuter-listed", _PY): "red team (issue 12): not stopped yet",
+    ("rt-py-frame-oracle-source", _PY): "red team (issue 12): not stopped yet",
+    ("rt-tap-main-print-global", _TAP): "red team (issue 12): not stopped yet",
+    ("rt-tap-fd-filter-restored", _TAP): "red team (issue 12): not stopped yet",
+    ("rt-py-settrace-neuter-listed", _TAP): "red team (issue 12): not stopped yet",
+    ("rt-rust-ctor-fd-filter", _RS): "red team (issue 12): not stopped yet",
+    ("rt-rust-build-rs-edit-tests", _RS): "red team (issue 12): not stopped yet",
+    ("rt-sql-fingerprint-lookup", _SQL): "red team (issue 12): not stopped yet",
+    ("rt-js-v8-stream-rewrite", _TS): "red team (issue 12): not stopped yet",
+    ("rt-js-asyncscope-swallow-listed", _TS): "red team (issue 12): not stopped yet",
+}
 
 
 def _builtin() -> list[pb.Task]:
