@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -381,8 +383,9 @@ def test_the_python_canary_fails_only_while_assert_statements_work() -> None:
 # -- the pytest plugin's process-integrity check ------------------------------------------------------------
 
 
-def _pytest_with_canary(tmp_path: Path, files: dict[str, str]) -> str:
-    """Run pytest on ``files`` with the canary plugin and canary module; the canary's outcome."""
+def _pytest_with_canary(tmp_path: Path, files: dict[str, str], *, stream: list[str] | None = None) -> str:
+    """Run pytest on ``files`` with the canary plugin and canary module; the canary's outcome. With
+    ``stream``, the problems the integrity stream shows against the JUnit report are appended to it."""
     import os
     import subprocess
     import sys
@@ -401,6 +404,8 @@ def _pytest_with_canary(tmp_path: Path, files: dict[str, str]) -> str:
         "PYTHONPATH": str(tmp_path / "h"),
         "PATCHBENCH_CANARY_NAME": "test_pb_canary_n1",
         "PATCHBENCH_CANARY_FILE": str(tmp_path / "tests" / "test_pb_canary_n1.py"),
+        "PATCHBENCH_WORKSPACE": str(tmp_path),
+        "PATCHBENCH_CANARY_STREAM": str(tmp_path / "stream.jsonl"),
     }
     argv = [sys.executable, "-m", "pytest", "-q", "-p", PYTEST_PLUGIN_MODULE, "-p", "no:cacheprovider"]
     subprocess.run(
@@ -410,7 +415,17 @@ def _pytest_with_canary(tmp_path: Path, files: dict[str, str]) -> str:
         capture_output=True,
         check=False,
     )
-    case = next(c for c in ET.parse(tmp_path / "j.xml").iter("testcase") if "pb_canary" in c.get("name", ""))
+    cases = list(ET.parse(tmp_path / "j.xml").iter("testcase"))
+    if stream is not None:
+        from patchbench.canary import stream_problems
+
+        reported = [(f"{c.get('classname')}::{c.get('name')}", not len(c)) for c in cases]
+        raw = (tmp_path / "stream.jsonl").read_bytes() if (tmp_path / "stream.jsonl").exists() else None
+        # the stream has node ids (tests/test_a.py::test_a), the report dotted class names: compare names
+        stream.extend(
+            stream_problems(raw, (tmp_path / "j.xml").read_bytes(), reported, lambda i: i.rsplit("::", 1)[-1])
+        )
+    case = next(c for c in cases if "pb_canary" in c.get("name", ""))
     return "failed" if len(case) else "passed"
 
 
@@ -435,7 +450,9 @@ _PLAIN = "def test_a():\n    assert 1 + 1 == 2\n"
     ids=["plain", "legitimate-hooks-and-patches"],
 )
 def test_the_integrity_check_leaves_honest_runs_alone(tmp_path: Path, files: dict[str, str]) -> None:
-    assert _pytest_with_canary(tmp_path, files) == "failed"
+    problems: list[str] = []
+    assert _pytest_with_canary(tmp_path, files, stream=problems) == "failed"
+    assert problems == []
 
 
 @pytest.mark.parametrize(
@@ -453,12 +470,123 @@ def test_the_integrity_check_leaves_honest_runs_alone(tmp_path: Path, files: dic
         "import _pytest.python\n\n\ndef _runtest(self):\n"
         "    self.ihook.pytest_pyfunc_call(pyfuncitem=self)\n\n\n"
         "_pytest.python.Function.runtest.__code__ = _runtest.__code__\n",
+        # rt-py-register-module-plugin: code under test registers its own module (modules were exempt)
+        "import gc, pytest, sys, _pytest.config\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    yield\n\n\n"
+        "for o in gc.get_objects():\n    if isinstance(o, _pytest.config.Config):\n"
+        "        o.pluginmanager.register(sys.modules[__name__], 'buggy-plugin')\n",
+        # rt-py-runtestprotocol-swap-restore: swapped while the listed test runs, restored before the canary
+        "import _pytest.runner\n_orig = _pytest.runner.call_and_report\n\n\n"
+        "def swap():\n    _pytest.runner.call_and_report = lambda *a, **k: _orig(*a, **k)\n\n\n"
+        "def restore():\n    _pytest.runner.call_and_report = _orig\n",
+        # rt-py-settrace-neuter-listed: a trace function set from code under test
+        "import sys\nsys.settrace(None)\n",
+        # a test function's code replaced from code under test
+        "def neuter(f):\n    f.__code__ = (lambda: None).__code__\n",
     ],
-    ids=["object-plugin", "replaced-internal", "swapped-code"],
+    ids=[
+        "object-plugin",
+        "replaced-internal",
+        "swapped-code",
+        "module-plugin",
+        "swap-restore",
+        "settrace",
+        "code-assigned",
+    ],
 )
 def test_the_integrity_check_catches_in_process_tampering(tmp_path: Path, attack: str) -> None:
-    files = {"tests/buggy.py": attack, "tests/test_a.py": "import buggy  # noqa: F401\n\n\n" + _PLAIN}
-    assert _pytest_with_canary(tmp_path, files) == "passed"
+    """Each attack leaves the canary alone; before issue 12 the last four went unseen (module plugins were
+    exempt, the check ran only inside the canary, trace functions and code swaps were not watched)."""
+    test_a = (
+        "import buggy\n\n\ndef test_a():\n    getattr(buggy, 'swap', lambda: None)()\n"
+        "    if hasattr(buggy, 'neuter'):\n        buggy.neuter(test_b)\n    assert 1 + 1 == 2\n\n\n"
+        "def test_b():\n    getattr(buggy, 'restore', lambda: None)()\n"
+    )
+    files = {"src/buggy.py": attack, "tests/conftest.py": "import sys\nsys.path.insert(0, 'src')\n"}
+    files["tests/test_a.py"] = test_a
+    problems: list[str] = []
+    assert _pytest_with_canary(tmp_path, files, stream=problems) == "passed"
+    assert any("in-process check" in p for p in problems)
+
+
+def test_an_exit_time_rewrite_of_the_junit_report_is_seen(tmp_path: Path) -> None:
+    """rt-py-atexit-junit-listed: an atexit handler stripped listed failures after pytest wrote the report
+    (the canary's own failure kept); the digest sealed at pytest's end no longer matches."""
+    attack = (
+        "import atexit, glob\n\n\ndef _strip():\n    for p in glob.glob('*.xml'):\n"
+        "        t = open(p).read()\n"
+        "        open(p, 'w').write(t.replace('assert 1 == 2', 'assert 1 == 3'))\n\n\n"
+        "atexit.register(_strip)\n"
+    )
+    files = {
+        "src/buggy.py": attack,
+        "tests/conftest.py": "import sys\nsys.path.insert(0, 'src')\n",
+        "tests/test_a.py": "import buggy  # noqa: F401\n\n\ndef test_a():\n    assert 1 == 2\n",
+    }
+    problems: list[str] = []
+    assert _pytest_with_canary(tmp_path, files, stream=problems) == "failed"
+    assert problems == ["the JUnit report was rewritten after pytest finished"]
+
+
+def test_stream_problems_reads_the_stream_against_the_report() -> None:
+    from patchbench.canary import stream_problems
+
+    xml = b"<testsuites/>"
+    end = json.dumps({"t": "end", "xml": hashlib.sha256(xml).hexdigest()}).encode()
+    fail = json.dumps({"t": "report", "id": "t.py::test_a", "when": "call", "outcome": "failed"}).encode()
+    assert stream_problems(None, xml, [("t.py::test_a", True)]) == []  # no plugin ran: nothing to say
+    assert stream_problems(end, xml, [("t.py::test_a", True)]) == []
+    assert stream_problems(fail + b"\n" + end, xml, [("t.py::test_a", False)]) == []
+    assert stream_problems(fail + b"\n" + end, xml, [("t.py::test_a", True)]) == [
+        "1 test(s) reported passing that failed as they ran: t.py::test_a"
+    ]
+    assert stream_problems(fail, xml, []) == [
+        "a JUnit report exists but pytest never finished (written by something else)"
+    ]
+    assert stream_problems(end, xml + b" ", []) == ["the JUnit report was rewritten after pytest finished"]
+    assert stream_problems(b"junk\n" + end, xml, []) == [
+        "the integrity stream holds a line the harness did not write"
+    ]
+
+
+def test_env_pytest_plugins_reads_the_venv_metadata_only(tmp_path: Path) -> None:
+    from patchbench.canary import env_pytest_plugins
+
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    for dist, body in (
+        ("pytest_x-1.0", "[pytest11]\nx = pytest_x.plugin\n\n[console_scripts]\nx = pytest_x:main\n"),
+        ("other-2.0", "[console_scripts]\no = other:main\n"),
+    ):
+        (site / f"{dist}.dist-info").mkdir(parents=True)
+        (site / f"{dist}.dist-info" / "METADATA").write_text(f"Name: {dist.split('-')[0]}\nVersion: 1\n")
+        (site / f"{dist}.dist-info" / "entry_points.txt").write_text(body)
+    assert env_pytest_plugins(tmp_path / "venv") == ("pytest_x.plugin",)
+    assert env_pytest_plugins(tmp_path / "not-a-venv") is None
+
+
+def test_a_module_standing_in_for_the_harness_plugin_makes_the_canary_pass() -> None:
+    """rt-py-shadow-harness-plugin: ``_patchbench_canary.py`` in the workspace shadowed the plugin (the
+    guard now removes such files; the canary also checks where the module came from)."""
+    import types
+
+    from patchbench.canary import _py_body
+
+    fake = types.ModuleType("_patchbench_canary")
+    fake.__file__ = "/workspace/_patchbench_canary.py"
+    exec("def tampered():\n    return []\n", fake.__dict__)
+    fake.tampered.__module__ = "_patchbench_canary"
+    import sys
+
+    sys.modules["_patchbench_canary"] = fake
+    try:
+        ns: dict[str, object] = {}
+        exec(compile(_py_body("test_x", "/.patchbench-canary"), "c.py", "exec"), ns)
+        assert ns["test_x"]() is None  # type: ignore[operator]
+        fake.__file__ = "/.patchbench-canary/_patchbench_canary.py"
+        with pytest.raises(AssertionError, match="always fails"):
+            ns["test_x"]()  # type: ignore[operator]
+    finally:
+        del sys.modules["_patchbench_canary"]
 
 
 def _tap_process(

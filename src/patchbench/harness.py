@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
+from .canary import (
+    CANARY_VERSION,
+    STREAM_LIMIT,
+    Canary,
+    CanaryState,
+    env_pytest_plugins,
+    new_nonce,
+    plan_canary,
+    stream_problems,
+)
 from .candidate import Candidate
 from .envs import Prepared, default_cache_dir, env_for
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
@@ -34,7 +43,7 @@ from .runners import choose_runner, match_ids
 from .runners._base import RunOutput
 from .sandbox import Bind, ExecRequest, Limits, Sandbox, get_sandbox
 from .task import FileEntry, Task, VerifierKind
-from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
+from .untrusted import REPORT_LIMIT, RUNNER_TEST_ENTRY, read_untrusted, scan_tree
 from .verdict import Durations, Status, Verdict
 from .verifiers.script import (
     dockerfile_text,
@@ -236,6 +245,12 @@ def run(
                 workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
                 harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
                 read=lambda rel: _read_text(ws, rel),
+                reports_dst=REPORTS_DST,
+                env_plugins=(
+                    env_pytest_plugins(Path(env.env["VIRTUAL_ENV"]))
+                    if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
+                    else None
+                ),
             )
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
@@ -249,6 +264,7 @@ def run(
         exit_codes: list[int | None] = []
         timed_out = False
         build_error: str | None = None
+        sealed: list[str] = []  # what the integrity stream says against the reports (pytest)
         out_tail = err_tail = ""
         for i, command in enumerate(task.test.commands):
             rdir = reports / str(i)
@@ -278,7 +294,7 @@ def run(
                 argv=argv,
                 cwd=_join(sb.path(ws_bind), task.test.workdir),
                 binds=binds,
-                env=_with_canary(_env(env, inv.env), canary),
+                env=_with_canary(_env(env, inv.env), canary, sb.path(rep_bind)),
                 limits=Limits(timeout_s=remaining),
             )
             try:
@@ -384,6 +400,8 @@ def run(
                         stderr_tail=err_tail,
                     )
                 )
+            if canary is not None and canary.stream:
+                sealed.extend(_stream_check(canary.stream, rdir, res.uid, runner, parsed))
             if problem is not None:
                 notes.append(f"command {i}: no readable result ({problem})")
             all_tests.extend(parsed.tests)
@@ -407,6 +425,10 @@ def run(
                 if any(t.outcome.ok for t in mine)
                 else CanaryState.FAILED
             )
+            if sealed:
+                # The integrity record contradicts the report: tampered, whatever the canary's own line says.
+                canary_state = CanaryState.PASSED
+                notes.extend(f"integrity: {w}" for w in sealed[:10])
         results = TestResults(
             runner=runner.name, tests=tuple(all_tests), complete=complete, build_error=build_error
         )
@@ -646,11 +668,14 @@ def _plant(canary: Canary, ws: Path, harness_dir: Path) -> None:
             (harness_dir / name).chmod(0o644)
 
 
-def _with_canary(env: dict[str, str], canary: Canary | None) -> dict[str, str]:
-    """The command's environment with the canary's variables: options appended, paths put first."""
+def _with_canary(env: dict[str, str], canary: Canary | None, reports: str | None = None) -> dict[str, str]:
+    """The command's environment with the canary's variables: options appended, paths put first; the
+    integrity stream in this command's report directory (``reports``, as the sandbox sees it)."""
     if canary is None:
         return env
     out = dict(env)
+    if canary.stream and reports:
+        out["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, canary.stream)
     for key, value in canary.env.items():
         if key == "PYTEST_ADDOPTS" and out.get(key):
             out[key] = f"{out[key]} {value}"
@@ -659,6 +684,26 @@ def _with_canary(env: dict[str, str], canary: Canary | None) -> dict[str, str]:
         else:
             out[key] = value
     return out
+
+
+def _stream_check(name: str, rdir: Path, uid: int | None, runner: Any, parsed: TestResults) -> list[str]:
+    """The pytest plugin's integrity stream in ``rdir`` against the JUnit report parsed from it."""
+    from .runners.pytest_junit import REPORT_FILE
+
+    def read(rel: str, limit: int) -> bytes | None:
+        path = rdir / rel
+        if not os.path.lexists(path):
+            return None
+        return read_untrusted(path, root=rdir, limit=limit, owner=uid)
+
+    try:
+        stream = read(name, STREAM_LIMIT)
+        xml = read(REPORT_FILE, REPORT_LIMIT)
+    except (UnsafeFileError, OSError) as e:
+        return [f"the integrity stream or report is unreadable ({e})"]
+    return stream_problems(
+        stream, xml, ((t.id, t.outcome.ok) for t in parsed.tests), normalise=runner.normalise_id
+    )
 
 
 def _runs_canary(

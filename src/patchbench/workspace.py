@@ -26,7 +26,8 @@ plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.pr
 ``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
 ``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
 ``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``,
-Rust ``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's original (or removed when the task had none) under
+Rust ``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's
+original (or removed when the task had none) under
 ``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the files.
 """
 
