@@ -221,7 +221,7 @@ def plan_canary(
     if runner == "pytest":
         return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst, reports_dst, env_plugins)
     if runner == "tap" and task.language == "python":
-        return _tap_python(tests, nonce, harness_dst)
+        return _tap_python(tests, nonce, harness_dst, workspace_dst)
     if runner == "node-test":
         return _node(tests, nonce, commands)
     if runner == "go-test":
@@ -312,7 +312,7 @@ def _pytest(
     )
 
 
-def _tap_python(tests: Sequence[FileEntry], nonce: str, harness: str) -> Canary | None:
+def _tap_python(tests: Sequence[FileEntry], nonce: str, harness: str, ws: str = "") -> Canary | None:
     host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
     if host is None:
         return None
@@ -322,7 +322,14 @@ def _tap_python(tests: Sequence[FileEntry], nonce: str, harness: str) -> Canary 
         token=f"pb_canary_{nonce}",
         files={host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
         harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
-        env={"PYTHONPATH": harness},
+        env={
+            "PYTHONPATH": harness,
+            # the integrity module's audit hook watches code of the workspace that is not a hidden test
+            "PATCHBENCH_WORKSPACE": ws,
+            "PATCHBENCH_TESTS": ":".join(posixpath.join(ws, f.path) for f in tests if f.path.endswith(".py")),
+        }
+        if ws
+        else {"PYTHONPATH": harness},
     )
 
 
