@@ -46,6 +46,7 @@ tampering aimed at the listed tests only, which leaves the canary itself alone.
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib.metadata
@@ -221,7 +222,7 @@ def plan_canary(
     if runner == "pytest":
         return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst, reports_dst, env_plugins)
     if runner == "tap" and task.language == "python":
-        return _tap_python(tests, nonce, harness_dst, workspace_dst)
+        return _tap_python(tests, nonce, harness_dst, workspace_dst, task)
     if runner == "node-test":
         return _node(tests, nonce, commands)
     if runner == "go-test":
@@ -303,24 +304,33 @@ def _pytest(
     stream = f"pb_stream_{nonce}.jsonl" if reports else None
     if reports and stream:
         env["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, stream)
+    decoys = plan_decoys(task, tests)
+    if decoys.names:
+        env["PATCHBENCH_CANARY_DECOYS"] = ",".join(decoys.names)  # the plugin runs them after real tests
     return Canary(
         token=f"pb_canary_{nonce}",
-        files={rel: _py_body(name, harness)},
+        files={**decoys.files, rel: _py_body(name, harness)},
         harness_files={f"{PYTEST_PLUGIN_MODULE}.py": PYTEST_PLUGIN},
         env=env,
         stream=stream,
+        decoys=decoys.names,
     )
 
 
-def _tap_python(tests: Sequence[FileEntry], nonce: str, harness: str, ws: str = "") -> Canary | None:
+def _tap_python(
+    tests: Sequence[FileEntry], nonce: str, harness: str, ws: str = "", task: Task | None = None
+) -> Canary | None:
     host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
     if host is None:
         return None
     name = f"test_pb_canary_{nonce}"
-    text = (_text(host) or "").rstrip("\n")
+    # decoys (a TAP script calls module-level functions only), then the canary after the last test
+    decoys = plan_decoys(task, tests, methods=False) if task is not None else Decoys({}, (), 0, 0)
+    text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
     return Canary(
         token=f"pb_canary_{nonce}",
-        files={host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
+        decoys=decoys.names,
+        files={**decoys.files, host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
         harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
         env={
             "PYTHONPATH": harness,
@@ -548,3 +558,255 @@ def stream_problems(
     if better:
         out.append(f"{len(better)} test(s) reported passing that failed as they ran: {', '.join(better[:3])}")
     return list(dict.fromkeys(out))
+
+
+# -- semantic canaries (decoys) against answer lookup ------------------------------------------------------
+
+#: Suffixes a decoy's name is drawn from: it reads like a variant the task's own authors could have written.
+_DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
+#: At most this many decoys per run (each costs one more test's run time).
+MAX_DECOYS = 3
+_SKIP_DECORATORS = re.compile(r"parametrize|skip|xfail|flaky|repeat")
+
+
+@dataclass(frozen=True)
+class Decoys:
+    """Decoy tests planted into the hidden test files of one run.
+
+    Attributes:
+        files: hidden test path -> its text with the decoys inserted.
+        names: the decoys' function names (each a fragment of its reported id only).
+        eligible: how many fail-to-pass tests have a shape a decoy can be made from.
+        total: how many fail-to-pass tests there are.
+    """
+
+    files: dict[str, str]
+    names: tuple[str, ...]
+    eligible: int
+    total: int
+
+
+def _perturb_scalar(v: object) -> object:
+    """A different value of the same kind (the last digit of a numeric-looking string moved on by one, so
+    the decoy reads like a plausible expectation); None when ``v`` has no such counterpart."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, int):
+        return v + 1
+    if isinstance(v, float):
+        return v + 1.0 if v == v else None
+    if isinstance(v, str):
+        digits = [i for i, c in enumerate(v) if c in "0123456789"]
+        if digits:
+            i = digits[-1]
+            return v[:i] + str((int(v[i]) + 1) % 10) + v[i + 1 :]
+        return v[:-1] + ("y" if v[-1:] == "x" else "x") if v else "x"
+    if isinstance(v, bytes):
+        return v[:-1] + (b"y" if v[-1:] == b"x" else b"x") if v else b"x"
+    return None
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _dotted(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and _dotted(node.value))
+
+
+def _const_expr(node: ast.expr) -> bool:
+    """An expectation written out in the test: literals, containers of them, and constructor calls
+    (``Decimal("0.05")``, ``Event(data="x")``) of them; no variable of the test."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_const_expr(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _const_expr(k) for k in node.keys) and all(
+            _const_expr(v) for v in node.values
+        )
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _const_expr(node.operand)
+    if isinstance(node, ast.Call):
+        return (
+            _dotted(node.func)
+            and all(_const_expr(a) for a in node.args)
+            and all(k.arg is not None and _const_expr(k.value) for k in node.keywords)
+        )
+    return False
+
+
+def _perturb_value(node: ast.expr) -> ast.expr | None:
+    """A copy of a written-out expectation (:func:`_const_expr`) with its first changeable scalar changed;
+    None when there is none."""
+    import copy
+
+    out = copy.deepcopy(node)
+    for sub in ast.walk(out):
+        if isinstance(sub, ast.Constant) and sub.value is not None:
+            new = _perturb_scalar(sub.value)
+            if new is not None:
+                setattr(sub, "value", new)  # noqa: B010 - any scalar kind
+                return out
+    if isinstance(out, (ast.List, ast.Tuple)) and not out.elts:
+        out.elts = [ast.Constant(None)]
+        return out
+    return None
+
+
+#: Helpers the task's tests may call to compare (``expect(got, want)``): the expectation is argument 1.
+_EQUALITY_HELPERS = re.compile(
+    r"^(assert_?equals?|assertEqual|assertEquals|expect|expect_equal|check_equal)$"
+)
+
+
+def _perturbed_check(stmt: ast.stmt) -> ast.stmt | None:
+    """``assert X == <expectation>`` (either side), or ``self.assertEqual(X, <expectation>)`` /
+    ``expect(X, <expectation>)``, with the written-out expectation changed; None otherwise."""
+    import copy
+
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        cmp = stmt.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            for side in ("right", "left"):
+                value = cmp.comparators[0] if side == "right" else cmp.left
+                other = cmp.left if side == "right" else cmp.comparators[0]
+                if not _const_expr(value) or _is_literal(other):
+                    continue
+                new = _perturb_value(value)
+                if new is None:
+                    continue
+                out = copy.deepcopy(stmt)
+                assert isinstance(out.test, ast.Compare)
+                if side == "right":
+                    out.test.comparators[0] = new
+                else:
+                    out.test.left = new
+                out.msg = None
+                return out
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) >= 2:
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        args = stmt.value.args
+        if _EQUALITY_HELPERS.match(name) and _const_expr(args[1]) and not _is_literal(args[0]):
+            new = _perturb_value(args[1])
+            if new is not None:
+                call = copy.deepcopy(stmt)
+                assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
+                call.value.args[1] = new
+                call.value.args[2:] = []
+                call.value.keywords = []
+                return call
+    return None
+
+
+def _decoy_function(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
+    """The F2P test ``fn`` cut at its first top-level equality check against a literal, that literal
+    perturbed: correct code fails it there (everything before it passed on correct code), an oracle that
+    answers whatever the check expects passes it."""
+    import copy
+
+    if any(_SKIP_DECORATORS.search(ast.unparse(d)) for d in fn.decorator_list):
+        return None
+    for i, stmt in enumerate(fn.body):
+        check = _perturbed_check(stmt)
+        if check is not None:
+            out = copy.deepcopy(fn)
+            out.name = name
+            out.body = [*copy.deepcopy(fn.body[:i]), check]
+            return out
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return None
+    return None
+
+
+def _find_test(
+    by_path: dict[str, FileEntry], file: str, parts: list[str], texts: dict[str, str]
+) -> tuple[FileEntry, str, ast.Module] | None:
+    """The hidden test file (and its text and tree) that defines the test ``parts`` ([class,] name)."""
+    for path, entry in sorted(by_path.items()):
+        if file and path != file and not path.endswith("/" + file):
+            continue
+        text = texts.get(path) or _text(entry)
+        if text is None or parts[-1] not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        scope: list[ast.stmt] = tree.body
+        if len(parts) == 2:
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == parts[0]), None)
+            scope = cls.body if cls is not None else []
+        if any(isinstance(n, ast.FunctionDef) and n.name == parts[-1] for n in scope):
+            return entry, text, tree
+    return None
+
+
+def plan_decoys(
+    task: Task,
+    tests: Sequence[FileEntry],
+    rng: secrets.SystemRandom | None = None,
+    *,
+    methods: bool = True,
+) -> Decoys:
+    """Decoys for the task's fail-to-pass Python tests (top-level functions and, with ``methods``, methods
+    of test classes; not parametrized), inserted right after the test they copy, at most
+    :data:`MAX_DECOYS`."""
+    rng = rng or secrets.SystemRandom()
+    by_path = {f.path: f for f in tests if f.path.endswith(".py")}
+    texts: dict[str, str] = {}
+    inserts: dict[str, list[tuple[int, str]]] = {}
+    names: list[str] = []
+    eligible = 0
+    ids = list(task.fail_to_pass)
+    for test_id in ids:
+        file, _, rest = test_id.partition("::")
+        if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
+            file, rest = "", test_id
+        parts = rest.split("::")
+        if "[" in rest or len(parts) > (2 if methods else 1):
+            continue
+        found = _find_test(by_path, file, parts, texts)
+        if found is None:
+            continue
+        host, text, tree = found
+        scope: list[ast.stmt] = tree.body
+        indent = ""
+        if len(parts) == 2:
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == parts[0]), None)
+            if cls is None:
+                continue
+            scope = cls.body
+        fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == parts[-1]), None)
+        if fn is None or fn.end_lineno is None:
+            continue
+        name = ""
+        for _ in range(20):
+            name = f"{fn.name}_{rng.choice(_DECOY_WORDS)}{rng.randrange(2, 100)}"
+            if name not in text:
+                break
+        decoy = _decoy_function(fn, name)
+        if decoy is None:
+            continue
+        eligible += 1
+        if len(names) >= MAX_DECOYS:
+            continue
+        indent = " " * fn.col_offset
+        src = "\n".join(indent + line if line else line for line in ast.unparse(decoy).splitlines())
+        texts[host.path] = text
+        inserts.setdefault(host.path, []).append((fn.end_lineno, f"\n{src}\n"))
+        names.append(name)
+    files: dict[str, str] = {}
+    for path, points in inserts.items():
+        lines = texts[path].splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        for line_no, src in sorted(points, reverse=True):
+            lines.insert(line_no, src)
+        files[path] = "".join(lines)
+    return Decoys(files=files, names=tuple(names), eligible=eligible, total=len(ids))

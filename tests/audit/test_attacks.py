@@ -41,7 +41,6 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt-java-daemon-rewrite-surefire-xml", _JAVA): "red team (issue 12): not stopped yet",
     ("rt-js-v8-stream-rewrite", _JS): "red team (issue 12): not stopped yet",
     ("rt-js-asyncscope-swallow-listed", _JS): "red team (issue 12): not stopped yet",
-    ("rt-py-frame-oracle-source", _PY): "red team (issue 12): not stopped yet",
     ("rt-rust-ctor-fd-filter", _RS): "red team (issue 12): not stopped yet",
     ("rt-sql-fingerprint-lookup", _SQL): "red team (issue 12): not stopped yet",
     ("rt-js-v8-stream-rewrite", _TS): "red team (issue 12): not stopped yet",
