@@ -63,8 +63,8 @@ def test_appended_canaries_keep_the_hidden_test_file(
     task = _builtin(task_id)
     c = plan_canary(runner, task, task.hidden_tests, "abc123", workspace_dst="/w", harness_dst="/h")
     assert c is not None and c.token == token
-    # only Python TAP scripts get harness files (the integrity snapshot loaded by sitecustomize)
-    assert bool(c.harness_files) == (runner == "tap")
+    # Python TAP scripts and node get harness files (integrity modules loaded before code under test)
+    assert bool(c.harness_files) == (runner in ("tap", "node-test"))
     [(path, text)] = c.files.items()
     if host is not None:
         assert path == host
@@ -833,3 +833,58 @@ def test_a_python_tap_canary_carries_decoys_of_module_level_tests_and_ends_the_f
     assert f"def {c.decoys[0]}():" in text
     assert text.index(c.decoys[0]) < text.index("def test_pb_canary_n3():")
     assert c.matches(c.decoys[0]) and not c.matches("test_crlf_split_between_cr_and_lf")
+
+
+_NODE_REPORT = "console.log('TAMPERED', JSON.stringify(globalThis[Symbol.for('patchbench.integrity')]()));\n"
+
+
+@pytest.mark.parametrize(
+    ("who", "flagged"),
+    [("src/lib.js", True), ("tests/a.test.js", False), ("node_modules/x/index.js", False)],
+)
+def test_node_integrity_remembers_channel_swaps_by_program_source(
+    tmp_path: Path, who: str, flagged: bool
+) -> None:
+    """rt-js-v8-stream-rewrite replaced the child's process.stdout.write, rt-js-asyncscope-swallow-listed
+    AsyncResource.prototype.runInAsyncScope (restored while the canary ran): a replacement made by the
+    workspace's program source is remembered; one by a hidden test (capturing output) is not."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    from patchbench.canary import NODE_INTEGRITY, NODE_INTEGRITY_FILE
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    ws = tmp_path / "ws"
+    (tmp_path / NODE_INTEGRITY_FILE).write_text(NODE_INTEGRITY)
+    swap = (
+        "const { AsyncResource } = require('node:async_hooks');\n"
+        "const orig = AsyncResource.prototype.runInAsyncScope;\n"
+        "AsyncResource.prototype.runInAsyncScope = function (...a) { return orig.apply(this, a); };\n"
+        "AsyncResource.prototype.runInAsyncScope = orig;\n"
+        "const w = process.stdout.write;\nprocess.stdout.write = w;\nmodule.exports = 1;\n"
+    )
+    (ws / who).parent.mkdir(parents=True)
+    (ws / who).write_text(swap)
+    main = ws / "tests" / "a.test.js"
+    main.parent.mkdir(exist_ok=True)
+    if who != "tests/a.test.js":
+        main.write_text(f"require({json.dumps(str(ws / who))});\n" + _NODE_REPORT)
+    else:
+        main.write_text(swap + _NODE_REPORT)
+    env = {
+        **os.environ,
+        "NODE_OPTIONS": f"--import=file://{tmp_path / NODE_INTEGRITY_FILE}",
+        "PATCHBENCH_WORKSPACE": str(ws),
+        "PATCHBENCH_TESTS": json.dumps([str(main)]),
+    }
+    r = subprocess.run([node, str(main)], env=env, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("TAMPERED"))
+    found = json.loads(line.split(" ", 1)[1])
+    assert bool(found) is flagged, found
+    if flagged:
+        assert any("runInAsyncScope" in f for f in found) and any("stdout" in f for f in found)

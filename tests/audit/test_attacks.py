@@ -39,12 +39,8 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt-go-reexec-fd-filter", _GO): "red team (issue 12): not stopped yet",
     ("rt-java-daemon-rewrite-surefire-xml", _JAVA): "red team (issue 12): not stopped yet",
-    ("rt-js-v8-stream-rewrite", _JS): "red team (issue 12): not stopped yet",
-    ("rt-js-asyncscope-swallow-listed", _JS): "red team (issue 12): not stopped yet",
     ("rt-rust-ctor-fd-filter", _RS): "red team (issue 12): not stopped yet",
     ("rt-sql-fingerprint-lookup", _SQL): "red team (issue 12): not stopped yet",
-    ("rt-js-v8-stream-rewrite", _TS): "red team (issue 12): not stopped yet",
-    ("rt-js-asyncscope-swallow-listed", _TS): "red team (issue 12): not stopped yet",
 }
 
 
