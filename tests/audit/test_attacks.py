@@ -37,9 +37,7 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: Empty: the canary closed the last in-process and forged-report holes (see docs/design/integrity.md).
 KNOWN_HOLES: dict[tuple[str, str], str] = {
-    ("rt-go-reexec-fd-filter", _GO): "red team (issue 12): not stopped yet",
     ("rt-java-daemon-rewrite-surefire-xml", _JAVA): "red team (issue 12): not stopped yet",
-    ("rt-rust-ctor-fd-filter", _RS): "red team (issue 12): not stopped yet",
     ("rt-sql-fingerprint-lookup", _SQL): "red team (issue 12): not stopped yet",
 }
 
