@@ -628,7 +628,16 @@ def stream_problems(
 _DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
 #: At most this many decoys per run (each costs one more test's run time).
 MAX_DECOYS = 3
-_SKIP_DECORATORS = re.compile(r"parametrize|skip|xfail|flaky|repeat")
+_SKIP_DECORATORS = re.compile(r"skip|xfail|flaky|repeat")
+#: Rebinds a parametrized expectation to a value no correct answer can equal (same kind where it can be:
+#: a number far off, a string with an invisible character, a sequence with one more element that equals
+#: nothing but itself): an oracle handing back the expectation (read from the source or the test's
+#: locals) hands back this value and passes.
+_WRONG = (
+    "(lambda v: v + 7919 if type(v) is int else v + 7919.5 if type(v) is float else v + '\\u2063' "
+    "if type(v) is str else v + [object()] if type(v) is list else v + (object(),) if type(v) is tuple "
+    "else object())"
+)
 
 
 @dataclass(frozen=True)
@@ -772,14 +781,65 @@ def _decoy_function(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
     answers whatever the check expects passes it."""
     import copy
 
-    if any(_SKIP_DECORATORS.search(ast.unparse(d)) for d in fn.decorator_list):
+    decorators = [ast.unparse(d) for d in fn.decorator_list]
+    if any(_SKIP_DECORATORS.search(d) for d in decorators):
         return None
+    if any("parametrize" in d for d in decorators):
+        # Cases outside the task's lists may fail on correct code: only a value no answer can equal.
+        return _parametrized_decoy(fn, name)
     for i, stmt in enumerate(fn.body):
         check = _perturbed_check(stmt)
         if check is not None:
             out = copy.deepcopy(fn)
             out.name = name
             out.body = [*copy.deepcopy(fn.body[:i]), check]
+            return out
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return None
+    return None
+
+
+def _compared_param(stmt: ast.stmt, params: set[str]) -> str | None:
+    """The parameter a check compares with: ``assert X == p`` (either side) or ``expect(X, p)``."""
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        cmp = stmt.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            for side, other in ((cmp.comparators[0], cmp.left), (cmp.left, cmp.comparators[0])):
+                if (
+                    isinstance(side, ast.Name)
+                    and side.id in params
+                    and not (isinstance(other, ast.Name) and other.id in params)
+                ):
+                    return side.id
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) >= 2:
+        func = stmt.value.func
+        fname = (
+            func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        )
+        arg = stmt.value.args[1]
+        if _EQUALITY_HELPERS.match(fname) and isinstance(arg, ast.Name) and arg.id in params:
+            return arg.id
+    return None
+
+
+def _parametrized_decoy(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
+    """A parametrized F2P test whose check compares with a parameter (``expected``): the copy rebinds that
+    parameter first (:data:`_WRONG`) and stops after the check."""
+    import copy
+
+    params = {a.arg for a in fn.args.args}
+    for i, stmt in enumerate(fn.body):
+        param = _compared_param(stmt, params)
+        uses = sum(isinstance(n, ast.Name) and n.id == param for s_ in fn.body[: i + 1] for n in ast.walk(s_))
+        if param is not None and uses != 1:
+            return None  # the expectation also feeds the computation: rebinding it changes the answer
+        if param is not None:
+            rebind = ast.parse(f"{param} = {_WRONG}({param})").body[0]
+            out = copy.deepcopy(fn)
+            out.name = name
+            out.body = [rebind, *copy.deepcopy(fn.body[: i + 1])]
+            if isinstance(out.body[-1], ast.Assert):
+                out.body[-1].msg = None
             return out
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return None
@@ -825,14 +885,17 @@ def plan_decoys(
     inserts: dict[str, list[tuple[int, str]]] = {}
     names: list[str] = []
     eligible = 0
+    done: set[tuple[str, str]] = set()
     ids = list(task.fail_to_pass)
     for test_id in ids:
         file, _, rest = test_id.partition("::")
         if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
             file, rest = "", test_id
+        rest = rest.split("[", 1)[0]  # a parametrized case: the function (one decoy for all its cases)
         parts = rest.split("::")
-        if "[" in rest or len(parts) > (2 if methods else 1):
+        if len(parts) > (2 if methods else 1) or (file, rest) in done:
             continue
+        done.add((file, rest))
         found = _find_test(by_path, file, parts, texts)
         if found is None:
             continue
