@@ -928,3 +928,18 @@ def test_a_parametrized_decoy_rebinds_the_expectation_to_a_value_no_answer_equal
         check=False,
     )
     assert f"2 {outcome}" in r.stdout, r.stdout
+
+
+def test_the_junit_canary_checks_for_daemons_only_inside_a_pid_namespace() -> None:
+    """rt-java-daemon-rewrite-surefire-xml: a setsid daemon rewrote the reports after the JVM; the JUnit
+    canary passes when a process of another session shares the run's pid namespace. Without one (the
+    process sandbox) every host process would count: the harness tells the canary to skip the check."""
+    from patchbench.harness import _with_canary
+
+    task = _builtin("java-reconcile-fractional-quantity")
+    c = plan_canary("junit", task, task.hidden_tests, "n4", workspace_dst="/w", harness_dst="/h")
+    assert c is not None
+    [text] = c.files.values()
+    assert 'System.getenv("PATCHBENCH_SHARED_PIDS") == null' in text and '"/proc/self"' in text
+    assert "PATCHBENCH_SHARED_PIDS" not in _with_canary({}, c, pid_namespace=True)
+    assert _with_canary({}, c, pid_namespace=False)["PATCHBENCH_SHARED_PIDS"] == "1"

@@ -492,10 +492,44 @@ def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | Non
         return None
     name = f"pbCanary{nonce}"
     method = (
-        f"\n    {annotation}\n    public void {name}() {{\n"
+        f"\n    {annotation}\n    public void {name}() {{\n{_JAVA_SESSION_CHECK}"
         f"        throw new AssertionError({json.dumps(_MESSAGE)});\n    }}\n"
     )
     return Canary(token=name, files={host.path: text[:cut] + method + text[cut:]})
+
+
+#: A process of another session in the run's pid namespace is a daemon started by code under test
+#: (``setsid``): one that outlives the test JVM can rewrite the reports after it. The canary passes then.
+#: Skipped when the sandbox shares the host's pids (``--sandbox none``). Java 7 APIs only.
+_JAVA_SESSION_CHECK = """        if (System.getenv("PATCHBENCH_SHARED_PIDS") == null) {
+            try {
+                java.util.Set<String> up = new java.util.HashSet<String>();
+                String sid = null;
+                String p = new java.io.File("/proc/self").getCanonicalFile().getName();
+                while (p != null && !p.equals("0") && up.add(p)) {
+                    String st = new String(java.nio.file.Files.readAllBytes(
+                        java.nio.file.Paths.get("/proc/" + p + "/stat")), "UTF-8");
+                    String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+                    if (sid == null) sid = f[3];
+                    p = f[1];
+                }
+                java.io.File[] all = new java.io.File("/proc").listFiles();
+                for (java.io.File d : all == null ? new java.io.File[0] : all) {
+                    String n = d.getName();
+                    if (!n.matches("[0-9]+") || up.contains(n)) continue;
+                    try {
+                        String st = new String(java.nio.file.Files.readAllBytes(
+                            java.nio.file.Paths.get("/proc/" + n + "/stat")), "UTF-8");
+                        if (!st.substring(st.lastIndexOf(')') + 2).split(" ")[3].equals(sid)) return;
+                    } catch (java.io.IOException e) {
+                        // gone meanwhile
+                    }
+                }
+            } catch (Throwable e) {
+                // no /proc: nothing to conclude
+            }
+        }
+"""
 
 
 def _java_class_end(text: str, name: str) -> int | None:

@@ -294,7 +294,9 @@ def run(
                 argv=argv,
                 cwd=_join(sb.path(ws_bind), task.test.workdir),
                 binds=binds,
-                env=_with_canary(_env(env, inv.env), canary, sb.path(rep_bind)),
+                env=_with_canary(
+                    _env(env, inv.env), canary, sb.path(rep_bind), pid_namespace=bool(sb.mounts)
+                ),
                 limits=Limits(timeout_s=remaining),
             )
             try:
@@ -668,12 +670,20 @@ def _plant(canary: Canary, ws: Path, harness_dir: Path) -> None:
             (harness_dir / name).chmod(0o644)
 
 
-def _with_canary(env: dict[str, str], canary: Canary | None, reports: str | None = None) -> dict[str, str]:
+def _with_canary(
+    env: dict[str, str],
+    canary: Canary | None,
+    reports: str | None = None,
+    *,
+    pid_namespace: bool = True,
+) -> dict[str, str]:
     """The command's environment with the canary's variables: options appended, paths put first; the
     integrity stream in this command's report directory (``reports``, as the sandbox sees it)."""
     if canary is None:
         return env
     out = dict(env)
+    if not pid_namespace:
+        out["PATCHBENCH_SHARED_PIDS"] = "1"  # the JUnit canary's daemon check needs a pid namespace
     if canary.stream and reports:
         out["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, canary.stream)
     for key, value in canary.env.items():
