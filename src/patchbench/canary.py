@@ -111,7 +111,8 @@ def _py_body(name: str, harness: str | None = None) -> str:
         + (
             # a module of that name from anywhere but the harness's read-only directory is a stand-in
             "    import os\n"
-            f"    if os.path.dirname(sys.modules[tampered.__module__].__file__ or '') != {harness!r}:\n"
+            f"    origin = getattr(sys.modules.get(tampered.__module__), '__file__', None) or ''\n"
+            f"    if tampered is not list and os.path.dirname(origin) != {harness!r}:\n"
             "        return\n"
             if harness
             else ""
