@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,8 @@ def test_junit_canary_is_a_method_of_the_hidden_test_class_but_not_in_a_multi_mo
     assert c is not None
     [(path, text)] = c.files.items()  # type: ignore[attr-defined]
     original = next(f.content for f in task.hidden_tests if f.path == path)
-    assert "@org.junit.jupiter.api.Test\n    public void pbCanaryn1()" in text
+    assert c.token.startswith("pbCanaryn1")  # plus a suffix that makes it run last (see below)
+    assert f"@org.junit.jupiter.api.Test\n    public void {c.token}()" in text
     cut = original.rindex("}")  # the method goes inside the class, before its closing brace
     assert text.startswith(original[:cut]) and text.endswith(original[cut:]) and len(text) > len(original)
     multi = pom.replace("</project>", "<modules><module>core</module></modules></project>")
@@ -943,3 +945,22 @@ def test_the_junit_canary_checks_for_daemons_only_inside_a_pid_namespace() -> No
     assert 'System.getenv("PATCHBENCH_SHARED_PIDS") == null' in text and '"/proc/self"' in text
     assert "PATCHBENCH_SHARED_PIDS" not in _with_canary({}, c, pid_namespace=True)
     assert _with_canary({}, c, pid_namespace=False)["PATCHBENCH_SHARED_PIDS"] == "1"
+
+
+def test_the_junit_canary_is_named_to_run_last_in_its_class() -> None:
+    """Regression: rt-java-daemon-rewrite-surefire-xml won about half its runs. JUnit orders methods by
+    the name's hashCode, the nonce made the canary's place random, and a canary that ran before the test
+    that loaded the class under test saw no daemon yet."""
+    from patchbench.canary import _java_hash, _last_in_junit_order
+
+    assert _java_hash("hello") == 99162322 and _java_hash("polygenelubricants") == -(1 << 31)
+    others = ["settlesInvoice", "rejectsNegative", "zzz", "a" * 40]
+    name = _last_in_junit_order("pbCanaryabc", others)
+    assert name.startswith("pbCanaryabc")
+    assert all(_java_hash(name) > _java_hash(o) for o in others)
+    task = _builtin("java-reconcile-fractional-quantity")
+    c = plan_canary("junit", task, task.hidden_tests, "n5", workspace_dst="/w", harness_dst="/h")
+    assert c is not None
+    [text] = c.files.values()
+    methods = re.findall(r"\bvoid\s+(\w+)\s*\(", text)
+    assert max(methods, key=_java_hash) == c.token
