@@ -85,6 +85,69 @@ def _pytest_ms(task: pb.Task, mode: str, repeat: int) -> float:
         )
 
 
+#: Run inside the test process: pytest with the plugin, its checks timed from the inside.
+_INSIDE = """
+import json, sys, time
+import _patchbench_canary as plugin
+spent = {"compare_s": 0.0, "compares": 0, "emit_s": 0.0, "emits": 0}
+def timed(fn, key):
+    def wrapper(*a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            spent[key + "_s"] += time.perf_counter() - t
+            spent[key + "s"] += 1
+    return wrapper
+plugin._compare = timed(plugin._compare, "compare")
+plugin._emit = timed(plugin._emit, "emit")
+import pytest
+t = time.perf_counter()
+pytest.main(["-q", "-p", "no:cacheprovider", "-p", "_patchbench_canary", sys.argv[1], "tests"])
+spent["session_s"] = time.perf_counter() - t
+print("PBJSON" + json.dumps(spent))
+"""
+
+
+def _inside_ms(task: pb.Task) -> dict[str, float]:
+    """The plugin's per-report checks and stream writes, timed inside one pytest session (no sandbox)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from patchbench.canary import PYTEST_PLUGIN, PYTEST_PLUGIN_MODULE, plan_canary
+    from patchbench.workspace import Baseline, apply_candidate, inject_tests
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ws, h = Path(tmp) / "ws", Path(tmp) / "h"
+        Baseline(task.workspace).materialise(ws)
+        apply_candidate(task, pb.Candidate.gold(), ws)
+        inject_tests(task.hidden_tests, ws)
+        h.mkdir()
+        (h / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
+        c = plan_canary("pytest", task, task.hidden_tests, "bench", workspace_dst=str(ws), harness_dst=str(h),
+                        reports_dst=tmp)  # fmt: skip
+        assert c is not None
+        for rel, text in c.files.items():
+            (ws / rel).write_text(text)
+        env = {**os.environ, **{k: v for k, v in c.env.items() if k != "PYTEST_ADDOPTS"}}
+        env["PYTHONPATH"] = f"{h}:{ws}"
+        r = subprocess.run(
+            [sys.executable, "-c", _INSIDE, f"--junitxml={tmp}/j.xml"], cwd=ws, env=env, capture_output=True,
+            text=True, check=False,
+        )  # fmt: skip
+        line = next(x for x in r.stdout.splitlines() if x.startswith("PBJSON"))
+        spent = json.loads(line[len("PBJSON") :])
+        return {
+            "checks_ms": round(spent["compare_s"] * 1000, 2),
+            "checks": spent["compares"],
+            "stream_writes_ms": round(spent["emit_s"] * 1000, 2),
+            "stream_writes": spent["emits"],
+            "session_ms": round(spent["session_s"] * 1000, 1),
+        }
+
+
 def layers(repeat: int, out: Path) -> None:
     """The integrity layers' costs (see the module docstring)."""
     import hashlib
@@ -140,6 +203,7 @@ def layers(repeat: int, out: Path) -> None:
             row["pytest_no_plugin_ms"] = round(statistics.median(runs["none"]), 1)
             row["pytest_plugin_before_ms"] = round(statistics.median(runs["plugin"]), 1)
             row["pytest_all_layers_ms"] = round(statistics.median(runs["layers"]), 1)
+            row["inside_pytest"] = _inside_ms(task)
         rows.append(row)
         print(json.dumps(row), flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -158,28 +158,32 @@ _HOOKS = (
 _SNAPSHOT = None
 
 
-def _callables(obj):
-    """(name, object, code) for obj itself and, for a class, every callable in its namespace."""
-    out = [("", obj, getattr(obj, "__code__", None))]
-    if isinstance(obj, type):
-        for name, member in vars(obj).items():
-            fn = getattr(member, "__func__", member)
-            if callable(fn) or isinstance(member, property):
-                out.append((name, member, getattr(fn, "__code__", None)))
-    return out
-
-
 def _state(pm):
+    """The snapshot: every watched callable as (label, namespace, name, object, code), the size of each
+    watched class's namespace, and each report hook's implementations (plugin, function, code)."""
     import importlib
 
-    watched = {}
+    flat, sizes = [], []
     for mod_name, attrs in _WATCHED.items():
         mod = sys.modules.get(mod_name) or importlib.import_module(mod_name)
+        space = vars(mod)
         for attr in attrs:
-            obj = getattr(mod, attr, None)
-            if obj is not None:
-                for name, member, code in _callables(obj):
-                    watched[f"{mod_name}.{attr}{'.' + name if name else ''}"] = (member, code)
+            obj = space.get(attr)
+            if obj is None:
+                continue
+            label = f"{mod_name}.{attr}"
+            flat.append((label, space, attr, obj, getattr(obj, "__code__", None)))
+            if isinstance(obj, type):
+                members = vars(obj)  # a live view: later changes show through it
+                sizes.append((label, members, len(members)))
+                for name, member in members.items():
+                    fn = getattr(member, "__func__", member)
+                    if callable(fn) or isinstance(member, property):
+                        flat.append((f"{label}.{name}", members, name, member, getattr(fn, "__code__", None)))
+    return flat, sizes, _hooks(pm)
+
+
+def _hooks(pm):
     hooks = {}
     for hook in _HOOKS:
         caller = getattr(pm.hook, hook, None)
@@ -187,7 +191,7 @@ def _state(pm):
             hooks[hook] = [
                 (i.plugin, i.function, getattr(i.function, "__code__", None)) for i in caller.get_hookimpls()
             ]
-    return watched, hooks
+    return hooks
 
 
 def _may_join(plugin, function):
@@ -221,25 +225,36 @@ def pytest_collection(session):
 
 
 def _compare():
+    """What differs from the snapshot now. Identity checks only (a few hundred), so it can run at every
+    test's report: well under a millisecond."""
     if _SNAPSHOT is None:
         return []
     try:
-        pm, (watched, hooks) = _SNAPSHOT
-        now_watched, now_hooks = _state(pm)
-        changed = [
-            k
-            for k, (obj, code) in watched.items()
-            if k not in now_watched or now_watched[k][0] is not obj or now_watched[k][1] is not code
-        ]
-        changed += [f"{k} added" for k in now_watched if k not in watched]
-        for hook, impls in now_hooks.items():
-            before = {(id(p), id(f), id(c)) for p, f, c in hooks.get(hook, [])}
-            now = {(id(p), id(f), id(c)) for p, f, c in impls}
+        pm, (flat, sizes, hooks) = _SNAPSHOT
+        changed = []
+        for label, space, name, obj, code in flat:
+            now = space.get(name)
+            if now is not obj or getattr(getattr(now, "__func__", now), "__code__", None) is not code:
+                changed.append(label)
+        for label, members, size in sizes:
+            if len(members) != size:
+                known = {e[2] for e in flat if e[1] is members}
+                changed += [
+                    f"{label}.{n} added"
+                    for n, m in members.items()
+                    if n not in known and (callable(getattr(m, "__func__", m)) or isinstance(m, property))
+                ]
+        for hook, impls in _hooks(pm).items():
+            old = hooks.get(hook, [])
+            if [(id(p), id(f), id(c)) for p, f, c in impls] == [(id(p), id(f), id(c)) for p, f, c in old]:
+                continue
+            before = {(id(p), id(f), id(c)) for p, f, c in old}
+            now_ids = {(id(p), id(f), id(c)) for p, f, c in impls}
             for p, f, c in impls:
                 if (id(p), id(f), id(c)) not in before and not _may_join(p, f):
                     changed.append(f"{hook} implementation {f!r} added")
-            for p, f, c in hooks.get(hook, []):
-                if (id(p), id(f), id(c)) not in now and (_ours(p) or not isinstance(p, types.ModuleType)):
+            for p, f, c in old:
+                if (id(p), id(f), id(c)) not in now_ids and (_ours(p) or not isinstance(p, types.ModuleType)):
                     changed.append(f"{hook} implementation {f!r} removed")
         return changed
     except Exception:
