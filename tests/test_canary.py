@@ -964,3 +964,49 @@ def test_the_junit_canary_is_named_to_run_last_in_its_class() -> None:
     [text] = c.files.values()
     methods = re.findall(r"\bvoid\s+(\w+)\s*\(", text)
     assert max(methods, key=_java_hash) == c.token
+
+
+def test_pytest_plugin_autoloading_is_off_with_the_environments_plugins_passed_by_module(
+    tmp_path: Path,
+) -> None:
+    """rt-py-distinfo-pytest11: a ``*.dist-info`` with a ``[pytest11]`` entry point at the workspace root
+    (on sys.path through the cwd) was loaded by pytest before any snapshot. With the environment's
+    plugins named by ``-p`` and auto-loading off, it is not loaded even where the guard would miss it."""
+    import os
+    import subprocess
+    import sys
+
+    from patchbench.canary import PYTEST_PLUGIN
+
+    task = _builtin("py-interval-touching-merge")
+    c = plan_canary(
+        "pytest", task, task.hidden_tests, "n6", workspace_dst=str(tmp_path), harness_dst=str(tmp_path / "h"),
+        env_plugins=("pb_env_plugin",),
+    )  # fmt: skip
+    assert c is not None
+    assert c.env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+    assert c.env["PYTEST_ADDOPTS"] == f"-p pb_env_plugin -p {PYTEST_PLUGIN_MODULE}"
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
+    (tmp_path / "h" / "pb_env_plugin.py").write_text(
+        "def pytest_configure(config):\n    print('ENV PLUGIN')\n"
+    )
+    dist = tmp_path / "evil-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Name: evil\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pytest11]\nevil = evil_plugin\n")
+    (tmp_path / "evil_plugin.py").write_text("def pytest_configure(config):\n    print('EVIL PLUGIN')\n")
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    env = {**os.environ, **{k: v for k, v in c.env.items() if k.startswith("PYTEST_")}}
+    env["PYTHONPATH"] = str(tmp_path / "h")
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider", "test_a.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "ENV PLUGIN" in r.stdout and "EVIL PLUGIN" not in r.stdout, r.stdout + r.stderr
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD")  # the hole, for contrast: the workspace's entry point loads
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider", "test_a.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "EVIL PLUGIN" in r.stdout
