@@ -388,7 +388,9 @@ def test_the_python_canary_fails_only_while_assert_statements_work() -> None:
 # -- the pytest plugin's process-integrity check ------------------------------------------------------------
 
 
-def _pytest_with_canary(tmp_path: Path, files: dict[str, str], *, stream: list[str] | None = None) -> str:
+def _pytest_with_canary(
+    tmp_path: Path, files: dict[str, str], *, stream: list[str] | None = None, hidden: str | None = None
+) -> str:
     """Run pytest on ``files`` with the canary plugin and canary module; the canary's outcome. With
     ``stream``, the problems the integrity stream shows against the JUnit report are appended to it."""
     import os
@@ -412,6 +414,8 @@ def _pytest_with_canary(tmp_path: Path, files: dict[str, str], *, stream: list[s
         "PATCHBENCH_WORKSPACE": str(tmp_path),
         "PATCHBENCH_CANARY_STREAM": str(tmp_path / "stream.jsonl"),
     }
+    if hidden is not None:
+        env["PATCHBENCH_TESTS"] = str(tmp_path / hidden)
     argv = [sys.executable, "-m", "pytest", "-q", "-p", PYTEST_PLUGIN_MODULE, "-p", "no:cacheprovider"]
     subprocess.run(
         [*argv, f"--junitxml={tmp_path / 'j.xml'}", "tests"],
@@ -1010,3 +1014,16 @@ def test_pytest_plugin_autoloading_is_off_with_the_environments_plugins_passed_b
         cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert "EVIL PLUGIN" in r.stdout
+
+
+def test_program_source_named_like_a_test_module_is_still_program_source(tmp_path: Path) -> None:
+    """With the hidden tests' paths given, a candidate module called ``test_helpers.py`` (not beside
+    the hidden tests, so the guard lets it be) gets no test-module exemption from the audit hook."""
+    files = {
+        "src/test_helpers.py": "import sys\nsys.settrace(None)\n",
+        "tests/conftest.py": "import sys\nsys.path.insert(0, 'src')\n",
+        "tests/test_a.py": "import test_helpers  # noqa: F401\nimport sys\nsys.settrace(None)\n\n\n" + _PLAIN,
+    }
+    problems: list[str] = []
+    assert _pytest_with_canary(tmp_path, files, stream=problems, hidden="tests/test_a.py") == "passed"
+    assert any("test_helpers.py" in p for p in problems) and not any("test_a.py" in p for p in problems)

@@ -300,6 +300,9 @@ def _pytest(
         "PATCHBENCH_CANARY_FILE": posixpath.join(ws, rel),
         "PATCHBENCH_WORKSPACE": ws,
     }
+    hidden = ":".join(posixpath.join(ws, f.path) for f in tests if f.path.endswith(".py"))
+    if len(hidden) < 64 << 10:  # the plugin tells the hidden test modules from program source by path
+        env["PATCHBENCH_TESTS"] = hidden
     if env_plugins is not None:
         # Only the environment's own plugins, by module: nothing in the workspace (a *.dist-info with a
         # [pytest11] entry point, on sys.path through the cwd) is loaded by itself.

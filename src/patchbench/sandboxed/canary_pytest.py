@@ -60,12 +60,21 @@ def _flag(why, _seen=_SEEN, _emit=_emit):
         _emit({"t": "tampered", "why": new[:20]})
 
 
-def _in_workspace_code(filename, _ws=_WORKSPACE, _base=os.path.basename):
-    """Code of the workspace that is neither a test module nor a conftest (program source)."""
+#: The hidden test files (absolute); without the list, test modules are told apart by name.
+_TESTS = frozenset(p for p in os.environ.get("PATCHBENCH_TESTS", "").split(os.pathsep) if p)
+
+
+def _in_workspace_code(filename, _ws=_WORKSPACE, _base=os.path.basename, _tests=_TESTS):
+    """Code of the workspace that is neither a hidden test module nor a conftest (program source: what
+    the candidate wrote; conftest files are the task's, the guard restores them)."""
     if not _ws or not filename or not filename.startswith(_ws.rstrip("/") + "/"):
         return False
     name = _base(filename)
-    return not (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"))
+    if name == "conftest.py":
+        return False
+    if _tests:
+        return filename not in _tests
+    return not (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def _audit(event, args, _getframe=sys._getframe, _flag=_flag, _code=_in_workspace_code):
