@@ -42,6 +42,12 @@ The Python canary also consults a process-integrity snapshot taken before any co
 (:data:`PYTEST_PLUGIN` at pytest's collection start; :data:`TAP_SITECUSTOMIZE` + :data:`TAP_INTEGRITY` at a
 TAP script's interpreter start) and *passes* when outcome machinery was replaced since: that catches
 tampering aimed at the listed tests only, which leaves the canary itself alone.
+
+Issue 12 added (docs/design/integrity.md, "Round two"): checks at every report and at the session's end
+(pytest), an audit hook on trace/profile functions and code swaps, the integrity stream and JUnit seal
+(:func:`stream_problems`), the environment's pytest plugins by ``-p`` with auto-loading off
+(:func:`env_pytest_plugins`), node's ``--import`` integrity module, fd-1 ownership (Go, Rust), the JUnit
+daemon check, and semantic decoys (:func:`plan_decoys`).
 """
 
 from __future__ import annotations
