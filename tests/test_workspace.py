@@ -1122,3 +1122,83 @@ def test_read_changed_caps_what_it_reads(tmp_path: Path) -> None:
     (tmp_path / "big.py").write_text("x" * 50)
     (got,) = read_changed({"big.py"}, tmp_path, Baseline(), limit=10, extensions=(".py",))
     assert got.text == "x" * 10 and got.truncated
+
+
+# --- guard: what test tools and interpreters load by themselves (issue 12's red team) ---------------
+
+JUNIT_DEP = (
+    "<dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId>"
+    "<scope>{scope}</scope></dependency>"
+)
+
+
+@pytest.mark.parametrize(
+    ("rel", "content", "blocked"),
+    [
+        # rt-py-distinfo-pytest11 / rt-py-egginfo-pytest11: [pytest11] entry points from the workspace root
+        ("pb_rt-1.0.dist-info/entry_points.txt", "[pytest11]\nx = pb_rt\n", True),
+        ("pb_rt.egg-info/entry_points.txt", "[pytest11]\nx = pb_rt\n", True),
+        ("src/x.egg-link", "/tmp\n", True),
+        # stale byte code runs instead of the source; a sitecustomize package; node's local modules and rc
+        ("pkg/__pycache__/code.cpython-311.pyc", "x", True),
+        ("sitecustomize/__init__.py", "", True),
+        ("node_modules/node-test/index.js", "", True),
+        (".npmrc", "node-options=--require ./x.js\n", True),
+        # rt-py-shadow-harness-plugin: a module named like the harness's plugin
+        ("_patchbench_canary.py", "", True),
+        ("src/_patchbench_canary/__init__.py", "", True),
+        # rt-java-extension-autodetect / rt-java-shadow-junit-assertions
+        (
+            "src/main/resources/junit-platform.properties",
+            "junit.jupiter.extensions.autodetection.enabled=true\n",
+            True,
+        ),
+        ("src/main/resources/META-INF/services/org.junit.jupiter.api.extension.Extension", "x.Y\n", True),
+        ("src/main/java/org/junit/jupiter/api/Assertions.java", "package org.junit.jupiter.api;\n", True),
+        ("src/main/java/org/opentest4j/AssertionFailedError.java", "", True),
+        # rt-rust-build-rs-edit-tests: a build script runs before the tests compile
+        ("build.rs", "fn main() {}\n", True),
+        # Go: reaching into testing's internals
+        ("pkg/code.go", 'package pkg\n\nimport _ "unsafe"\n\n//go:linkname x testing.x\nvar x int\n', True),
+        # ordinary program source and data stay
+        ("src/main/java/com/acme/Lib.java", "package com.acme;\n", False),
+        ("src/main/resources/app.properties", "a=1\n", False),
+        ("pkg/code.go", "package pkg\n\n// go:linkname in prose is not a directive\n", False),
+        ("src/build_rs.py", "", False),
+        ("docs/packaging.md", "dist-info\n", False),
+    ],
+)
+def test_guard_blocks_what_test_tools_load_by_themselves(
+    tmp_path: Path, rel: str, content: str, blocked: bool
+) -> None:
+    """Each blocked case is a file a test tool or interpreter loads without being asked; several earned
+    reward 1 on every built-in task of their language before the guard knew the class."""
+    task = _guard_task(
+        {"pom.xml": POM, "Cargo.toml": CARGO, "pkg/code.go": "package pkg\n"},
+        {"tests/run_tests.py": "print(1)\n", "pkg/code_test.go": "package pkg\n"},
+    )
+    root = tmp_path / "ws"
+    materialise(task.workspace, root)
+    applied = apply_candidate(task, Candidate.files({rel: content}), root)
+    assert (config_violations(task, applied.changed, root) == [rel]) is blocked
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "blocked"),
+    [
+        ("", JUNIT_DEP.format(scope="test"), True),  # a test framework added
+        (JUNIT_DEP.format(scope="test"), JUNIT_DEP.format(scope="compile"), True),  # its scope widened
+        (JUNIT_DEP.format(scope="test"), JUNIT_DEP.format(scope="test"), False),
+        ("", "<dependency><groupId>com.acme</groupId><artifactId>lib</artifactId></dependency>", False),
+    ],
+)
+def test_guard_blocks_test_dependency_changes_in_a_pom(
+    tmp_path: Path, before: str, after: str, blocked: bool
+) -> None:
+    """rt-java-extension-autodetect widened JUnit's scope to compile so main code could hold an extension."""
+    pom = POM.replace("<dependencies></dependencies>", "<dependencies>{}</dependencies>")
+    task = _guard_task({"pom.xml": pom.format(before)}, {"src/test/java/ATest.java": "class ATest {}\n"})
+    root = tmp_path / "ws"
+    materialise(task.workspace, root)
+    applied = apply_candidate(task, Candidate.files({"pom.xml": pom.format(after) + " "}), root)
+    assert (config_violations(task, applied.changed, root) == ["pom.xml"]) is blocked

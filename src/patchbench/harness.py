@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import posixpath
 import tempfile
 import time
 from collections.abc import Sequence
@@ -19,7 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .canary import CANARY_VERSION, Canary, CanaryState, new_nonce, plan_canary
+from .canary import (
+    CANARY_VERSION,
+    STREAM_LIMIT,
+    Canary,
+    CanaryState,
+    env_pytest_plugins,
+    new_nonce,
+    plan_canary,
+    stream_problems,
+)
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
 from .envs import default_cache_dir, env_for, env_variables, exec_in_env
@@ -34,7 +44,7 @@ from .runners._base import RunOutput
 from .sandbox import Bind, Limits, Sandbox, get_sandbox
 from .screen import SuspiciousPolicy
 from .task import FileEntry, Task, VerifierKind
-from .untrusted import RUNNER_TEST_ENTRY, read_untrusted, scan_tree
+from .untrusted import REPORT_LIMIT, RUNNER_TEST_ENTRY, read_untrusted, scan_tree
 from .verdict import Status, Verdict
 from .verifiers.flow import verify_script
 from .workspace import (
@@ -234,6 +244,12 @@ def _run(
                 workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
                 harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
                 read=lambda rel: _read_text(ws, rel),
+                reports_dst=REPORTS_DST,
+                env_plugins=(
+                    env_pytest_plugins(Path(env.env["VIRTUAL_ENV"]))
+                    if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
+                    else None
+                ),
             )
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
@@ -247,6 +263,7 @@ def _run(
         exit_codes = ctx.exit_codes
         timed_out = False
         build_error: str | None = None
+        sealed: list[str] = []  # what the integrity stream says against the reports (pytest)
         for i, command in enumerate(task.test.commands):
             rdir = reports / str(i)
             rdir.mkdir(parents=True)
@@ -275,7 +292,12 @@ def _run(
                     env=env,
                     cwd=_join(sb.path(ws_bind), task.test.workdir),
                     binds=binds,
-                    variables=_with_canary(env_variables(env, extra=inv.env), canary),
+                    variables=_with_canary(
+                        env_variables(env, extra=inv.env),
+                        canary,
+                        sb.path(rep_bind),
+                        pid_namespace=bool(sb.mounts),
+                    ),
                     limits=Limits(timeout_s=remaining),
                 )
             except SandboxError as e:
@@ -343,6 +365,8 @@ def _run(
                     f"any test, with the candidate's code loaded; the unmodified task's command runs: "
                     f"{why}",
                 )
+            if canary is not None and canary.stream:
+                sealed.extend(_stream_check(canary.stream, rdir, res.uid, runner, parsed))
             if problem is not None:
                 notes.append(f"command {i}: no readable result ({problem})")
             all_tests.extend(parsed.tests)
@@ -366,6 +390,10 @@ def _run(
                 if any(t.outcome.ok for t in mine)
                 else CanaryState.FAILED
             )
+            if sealed:
+                # The integrity record contradicts the report: tampered, whatever the canary's own line says.
+                canary_state = CanaryState.PASSED
+                notes.extend(f"integrity: {w}" for w in sealed[:10])
         results = TestResults(
             runner=runner.name, tests=tuple(all_tests), complete=complete, build_error=build_error
         )
@@ -457,11 +485,22 @@ def _plant(canary: Canary, ws: Path, harness_dir: Path) -> None:
             (harness_dir / name).chmod(0o644)
 
 
-def _with_canary(env: dict[str, str], canary: Canary | None) -> dict[str, str]:
-    """The command's environment with the canary's variables: options appended, paths put first."""
+def _with_canary(
+    env: dict[str, str],
+    canary: Canary | None,
+    reports: str | None = None,
+    *,
+    pid_namespace: bool = True,
+) -> dict[str, str]:
+    """The command's environment with the canary's variables: options appended, paths put first; the
+    integrity stream in this command's report directory (``reports``, as the sandbox sees it)."""
     if canary is None:
         return env
     out = dict(env)
+    if not pid_namespace:
+        out["PATCHBENCH_SHARED_PIDS"] = "1"  # the JUnit canary's daemon check needs a pid namespace
+    if canary.stream and reports:
+        out["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, canary.stream)
     for key, value in canary.env.items():
         if key == "PYTEST_ADDOPTS" and out.get(key):
             out[key] = f"{out[key]} {value}"
@@ -470,6 +509,26 @@ def _with_canary(env: dict[str, str], canary: Canary | None) -> dict[str, str]:
         else:
             out[key] = value
     return out
+
+
+def _stream_check(name: str, rdir: Path, uid: int | None, runner: Any, parsed: TestResults) -> list[str]:
+    """The pytest plugin's integrity stream in ``rdir`` against the JUnit report parsed from it."""
+    from .runners.pytest_junit import REPORT_FILE
+
+    def read(rel: str, limit: int) -> bytes | None:
+        path = rdir / rel
+        if not os.path.lexists(path):
+            return None
+        return read_untrusted(path, root=rdir, limit=limit, owner=uid)
+
+    try:
+        stream = read(name, STREAM_LIMIT)
+        xml = read(REPORT_FILE, REPORT_LIMIT)
+    except (UnsafeFileError, OSError) as e:
+        return [f"the integrity stream or report is unreadable ({e})"]
+    return stream_problems(
+        stream, xml, ((t.id, t.outcome.ok) for t in parsed.tests), normalise=runner.normalise_id
+    )
 
 
 def _runs_canary(

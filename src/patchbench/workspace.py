@@ -19,7 +19,15 @@ source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pyte
 that would shadow the test tool, any new file in a directory that holds only hidden tests, a new test file
 by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to hidden tests, and
 ``__init__.py`` in the directories that hold hidden tests (the workspace root and every directory above a
-hidden test included) — are restored to the task's original (or removed when the task had none) under
+hidden test included), and everything a test tool or interpreter loads by itself — package metadata
+(``*.dist-info/``, ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``, ``__pycache__/``), a
+``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*`` (the harness's
+plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
+``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
+``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
+``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``,
+Rust ``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's
+original (or removed when the task had none) under
 ``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the files.
 """
 
@@ -465,7 +473,15 @@ def _pytest_section(name: str, text: str | None) -> object:
             plugins = [
                 p for p in re.findall(r"<plugin>.*?</plugin>", squashed) if re.search("surefire|failsafe", p)
             ]
-            return (dirs, plugins)
+            deps = sorted(
+                (g, a, scope or "compile")
+                for g, a, scope in (
+                    (_tag(d, "groupId"), _tag(d, "artifactId"), _tag(d, "scope"))
+                    for d in re.findall(r"<dependency>.*?</dependency>", squashed)
+                )
+                if scope == "test" or re.search(_TEST_GROUPS, g)
+            )
+            return (dirs, plugins, deps)
         cp = configparser.ConfigParser(interpolation=None)
         cp.read_string(text)
         return {s: dict(cp[s]) for s in ("pytest", "tool:pytest") if cp.has_section(s)}
@@ -481,6 +497,51 @@ def _is_cargo_config(rel: str) -> bool:
     """``.cargo/config(.toml)`` anywhere: it can swap the test runner (``target.<triple>.runner``)."""
     parts = rel.split("/")
     return len(parts) >= 2 and parts[-2] == ".cargo" and parts[-1] in ("config", "config.toml")
+
+
+#: Path components of things a test tool or interpreter loads by itself, never program source: package
+#: metadata (``[pytest11]`` entry points, ``.pth``), byte code (a stale ``.pyc`` is run instead of the
+#: source), a local ``node_modules/`` (resolved before the environment's) and a ``sitecustomize`` package.
+_AUTOLOAD_DIR = re.compile(
+    r"(\.dist-info|\.egg-info|\.egg-link)$|^(__pycache__|node_modules|sitecustomize|usercustomize)$"
+)
+#: File names read by a test tool or interpreter at start-up wherever they sit.
+_AUTOLOAD_NAME = re.compile(
+    r"(\.pyc|\.pyo|\.egg-link|\.pth)$"
+    r"|^(\.npmrc|\.noderc|junit-platform\.properties|build\.rs|sitecustomize\.py|usercustomize\.py)$"
+)
+#: Test-framework packages: main sources or resources there would shadow the framework (classes in
+#: ``target/classes`` precede the jars), and JUnit's ServiceLoader registrations enable extensions.
+_JAVA_FRAMEWORK = re.compile(
+    r"(^|/)(org/junit|org/opentest4j|org/assertj|org/hamcrest|org/mockito|org/apiguardian|junit/framework)/"
+    r"|(^|/)META-INF/services/org\.junit\."
+)
+#: Go directives that reach into another package's unexported symbols (the testing package's included).
+_GO_LINKNAME = re.compile(rb"^\s*//go:linkname\b", re.MULTILINE)
+
+
+def _autoloaded(rel: str) -> bool:
+    """Whether ``rel`` is something a test tool or interpreter loads by itself (see ``_AUTOLOAD_*``), or a
+    module named like one of the harness's own plugins (``_patchbench*``)."""
+    parts = rel.split("/")
+    return (
+        any(_AUTOLOAD_DIR.search(p) for p in parts[:-1])
+        or bool(_AUTOLOAD_NAME.search(parts[-1]))
+        or any(p.startswith("_patchbench") for p in parts)
+        or bool(_JAVA_FRAMEWORK.search(rel))
+    )
+
+
+def _adds_linkname(rel: str, root: Path, base: Baseline) -> bool:
+    """A Go file that gains a ``//go:linkname`` directive the task's original did not have."""
+    if not rel.endswith(".go"):
+        return False
+    p = root / rel
+    if p.is_symlink() or not p.is_file():
+        return False
+    now = len(_GO_LINKNAME.findall(p.read_bytes()))
+    entry = base.get(rel)
+    return now > (len(_GO_LINKNAME.findall(entry.data())) if entry is not None else 0)
 
 
 def config_violations(
@@ -507,6 +568,8 @@ def config_violations(
             name in _ALWAYS
             or name.endswith(".pth")
             or _is_cargo_config(rel)
+            or _autoloaded(rel)
+            or _adds_linkname(rel, root, base)
             or any(rel == p or rel.endswith("/" + p) for p in _ALWAYS_PATHS)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
             or ((rel in _SHADOWS or rel.split("/")[0] in _SHADOWS) and base.get(rel) is None)
@@ -526,6 +589,16 @@ def config_violations(
             elif _pytest_section(name, now) != _pytest_section(name, before):
                 out.append(rel)
     return out
+
+
+#: Test-framework dependencies: a candidate may not add them or change their scope (a JUnit extension
+#: in main code needs JUnit at compile scope).
+_TEST_GROUPS = r"junit|opentest4j|assertj|hamcrest|mockito|testng|apiguardian"
+
+
+def _tag(block: str, name: str) -> str:
+    m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", block)
+    return m.group(1) if m else ""
 
 
 def _redirects_tests(name: str, section: object) -> bool:

@@ -35,8 +35,11 @@ _TS = "ts-aggregate-replay-field-reset"
 #: TypeScript task each: every attack of the catalogue applies to at least one of them.
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
-#: Empty: the canary closed the last in-process and forged-report holes (see docs/design/integrity.md).
-KNOWN_HOLES: dict[tuple[str, str], str] = {}
+#: See docs/design/integrity.md ("Classes, layers and what is still open").
+KNOWN_HOLES: dict[tuple[str, str], str] = {
+    ("rt-sql-fingerprint-lookup", _SQL): "answer lookup in SQL: a query that fingerprints the database and "
+    "returns the hidden case's expected rows; SQL tasks have no canary and no semantic decoys yet",
+}
 
 
 def _builtin() -> list[pb.Task]:

@@ -18,6 +18,9 @@ pytestmark = pytest.mark.slow
 _PY = "py-interval-touching-merge"  # pytest
 _TAP = "py-unicode-tag-accent-folding"  # a Python TAP script
 _JS = "js-lru-numeric-key-eviction"  # node --test
+_GO = "go-logger-derived-fields-clobbered"
+_RS = "rs-feed-scrollback-short-page"
+_JAVA = "java-reconcile-fractional-quantity"
 
 #: (defence switched off, attack, task): the attack wins only when that defence is off.
 CASES = [
@@ -31,6 +34,15 @@ CASES = [
     ("canary", "py-tap-rewrite-stdout", _TAP),
     ("canary", "py-forged-tap-ok", _TAP),
     ("canary", "js-patch-assert", _JS),
+    # issue 12's layers ride with the canary: integrity at every report, the sealed report, node's
+    # accessors, the fd-1 ownership and daemon checks, semantic decoys
+    ("canary", "rt-py-runtestprotocol-swap-restore", _PY),
+    ("canary", "rt-py-register-module-plugin", _PY),
+    ("canary", "rt-py-frame-oracle-source", _PY),
+    ("canary", "rt-js-asyncscope-swallow-listed", _JS),
+    # the guard's auto-loaded list: framework classes in main sources, a build script
+    ("config_guard", "rt-java-shadow-junit-assertions", _JAVA),
+    ("config_guard", "rt-rust-build-rs-edit-tests", _RS),
     # the test-configuration guard: a conftest.py that no-ops the listed tests (and leaves the canary)
     ("config_guard", "py-conftest-targeted-pass", _PY),
     # re-injecting the hidden tests: the candidate's own trivially passing copies of them
@@ -66,6 +78,12 @@ LAYERED = [
     # the listed tests' TAP lines rewritten under fd 1: the canary's integrity check sees the pipe;
     # without the canary, the script's exit code 1 with no failure reported gives it away
     (("canary", "exit_codes"), "py-tap-targeted-rewrite", _TAP),
+    # issue 12: filters that keep the canary failing so that its failure explains the exit status; the
+    # integrity checks (audit hook, fd-1 ownership, daemon check) see them, and so does the exit code
+    # (rt-go-reexec-fd-filter, rt-java-daemon-rewrite-surefire-xml and rt-py-atexit-junit-listed are
+    # stopped by a third layer too, the report is incomplete without the canary: the battery shows them)
+    (("canary", "exit_codes"), "rt-tap-fd-filter-restored", _TAP),
+    (("canary", "exit_codes"), "rt-rust-ctor-fd-filter", _RS),
 ]
 
 

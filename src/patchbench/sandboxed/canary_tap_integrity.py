@@ -1,4 +1,11 @@
-"""patchbench (harness-owned): has the TAP channel been intercepted since the interpreter started?"""
+"""patchbench (harness-owned): has the TAP channel been intercepted since the interpreter started?
+
+Imported by the harness's ``sitecustomize`` before any code under test. Besides comparing the channel
+(``print``, ``sys.stdout``, fd 1) when the canary asks, an audit hook (it cannot be removed) remembers
+code of the workspace's program source (not a hidden test file) that sets a trace or profile function,
+forks the process or assigns a function's ``__code__``: the tools of filters that restore the channel
+before the canary looks.
+"""
 
 import builtins
 import io
@@ -16,14 +23,62 @@ def _fd(n):
 
 _PRINT = builtins.print
 _FD1 = _fd(1)
+_WS = os.environ.get("PATCHBENCH_WORKSPACE", "").rstrip("/")
+_TESTS = frozenset(p for p in os.environ.get("PATCHBENCH_TESTS", "").split(os.pathsep) if p)
+_SEEN = []
+#: Names a runner script uses to write its results: bound in ``__main__`` to anything else, they filter it.
+_CHANNEL_NAMES = ("print", "repr", "str", "format", "open")
+_CHANNEL_MODULES = ("sys", "os", "io", "builtins", "traceback")
+
+
+def _program_source(filename, _ws=_WS, _tests=_TESTS):
+    """Code of the workspace that is not a hidden test file (code under test, the candidate's)."""
+    if not _ws or not filename or not filename.startswith(_ws + "/"):
+        return False
+    return filename not in _tests
+
+
+def _audit(event, args, _getframe=sys._getframe, _seen=_SEEN, _src=_program_source):
+    code_set = event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__"
+    if not code_set and event not in ("sys.settrace", "sys.setprofile", "os.fork"):
+        return
+    try:
+        caller = _getframe(1).f_code.co_filename
+        if _src(caller):
+            why = f"{event} from {caller}"
+            if why not in _seen:
+                _seen.append(why)
+    except Exception:
+        pass
+
+
+if _WS:
+    sys.addaudithook(_audit)
+
+
+def _main_globals():
+    main = sys.modules.get("__main__")
+    if main is None:
+        return []
+    out = []
+    names = vars(main)
+    for name in _CHANNEL_NAMES:
+        if name in names and names[name] is not getattr(builtins, name):
+            out.append(f"__main__.{name} replaced")
+    for name in _CHANNEL_MODULES:
+        if name in names and sys.modules.get(name) is not None and names[name] is not sys.modules[name]:
+            out.append(f"__main__.{name} replaced")
+    return out
 
 
 def tampered():
-    """What now stands between the tests and fd 1 that did not at start-up (nothing when unsure)."""
-    out = []
+    """What now stands between the tests and fd 1 that did not at start-up, or was seen on the way
+    (nothing when unsure)."""
+    out = list(_SEEN)
     try:
         if builtins.print is not _PRINT:
             out.append("print replaced")
+        out.extend(_main_globals())
         if _FD1 is not None and _fd(1) != _FD1:
             out.append("fd 1 replaced")
         # a harness may re-wrap fd 1 (another encoding); anything but the plain io stack on fd 1 may not
@@ -39,5 +94,5 @@ def tampered():
         ):
             out.append("sys.stdout is not the plain text stream on fd 1")
     except Exception:
-        return []
+        return out
     return out

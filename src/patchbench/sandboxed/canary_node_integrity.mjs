@@ -1,0 +1,77 @@
+// patchbench (harness-owned), loaded by `node --import` before any code under test.
+//
+// The objects through which node:test's results travel (the child's stdout, the async scope every test
+// body runs in) get accessor properties in place of their methods: a replacement still works, but one
+// made by the workspace's program source (not a hidden test file, not node_modules) is remembered. The
+// canary asks through a global that cannot be replaced (non-writable, non-configurable) and passes when
+// anything was remembered: a swap restored before the canary runs still counts.
+import { AsyncResource } from 'node:async_hooks';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+const KEY = Symbol.for('patchbench.integrity');
+const seen = [];
+const ws = (process.env.PATCHBENCH_WORKSPACE || '').replace(/\/+$/, '');
+let tests = [];
+try {
+  tests = JSON.parse(process.env.PATCHBENCH_TESTS || '[]');
+} catch {
+  tests = [];
+}
+const hidden = new Set(tests);
+const here = fileURLToPath(import.meta.url);
+
+function callerFile() {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  const stack = String(new Error().stack || '');
+  Error.stackTraceLimit = limit;
+  for (const line of stack.split('\n').slice(1)) {
+    const m = line.match(/\(?((?:file:\/\/)?\/[^():]+):\d+:\d+\)?\s*$/);
+    if (!m) continue;
+    const file = m[1].startsWith('file://') ? fileURLToPath(m[1]) : m[1];
+    if (file === here) continue;
+    return file;
+  }
+  return null; // no frame at all: the stack was hidden on purpose
+}
+
+function programSource(file) {
+  if (!ws) return false;
+  if (file === null) return true;
+  return file.startsWith(ws + '/') && !hidden.has(file) && !file.includes('/node_modules/');
+}
+
+function watch(target, name, label) {
+  let current = target[name];
+  try {
+    Object.defineProperty(target, name, {
+      configurable: false,
+      enumerable: false,
+      get() {
+        return current;
+      },
+      set(value) {
+        const file = callerFile();
+        if (programSource(file) && !seen.some((s) => s.startsWith(label))) seen.push(`${label} replaced from ${file}`);
+        current = value;
+      },
+    });
+  } catch {
+    // not redefinable here: left alone (the canary's own checks still apply)
+  }
+}
+
+if (ws) {
+  watch(process.stdout, 'write', 'process.stdout.write');
+  watch(process.stderr, 'write', 'process.stderr.write');
+  watch(Writable.prototype, 'write', 'stream.Writable.prototype.write');
+  watch(AsyncResource.prototype, 'runInAsyncScope', 'AsyncResource.prototype.runInAsyncScope');
+}
+
+Object.defineProperty(globalThis, KEY, {
+  value: Object.freeze(() => seen.slice()),
+  writable: false,
+  configurable: false,
+  enumerable: false,
+});
