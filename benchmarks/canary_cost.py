@@ -153,7 +153,8 @@ def layers(repeat: int, out: Path) -> None:
     import hashlib
     import sys
 
-    from patchbench.canary import _entry_point_modules, env_pytest_plugins, plan_decoys, stream_problems
+    from patchbench.canary import env_pytest_plugins, plan_decoys, stream_problems
+    from patchbench.canary._python import _entry_point_modules
     from patchbench.workspace import Baseline, apply_candidate, config_violations
 
     rows = []

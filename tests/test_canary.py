@@ -369,7 +369,7 @@ def test_the_python_canary_fails_only_while_assert_statements_work() -> None:
     import subprocess
     import sys
 
-    from patchbench.canary import _py_body
+    from patchbench.canary._python import _py_body
 
     body = _py_body("test_pb_canary_x")
     honest: dict[str, object] = {}
@@ -398,7 +398,8 @@ def _pytest_with_canary(
     import sys
     import xml.etree.ElementTree as ET
 
-    from patchbench.canary import PYTEST_PLUGIN, _py_body
+    from patchbench.canary import PYTEST_PLUGIN
+    from patchbench.canary._python import _py_body
 
     (tmp_path / "h").mkdir()
     (tmp_path / "h" / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
@@ -578,7 +579,7 @@ def test_a_module_standing_in_for_the_harness_plugin_makes_the_canary_pass() -> 
     guard now removes such files; the canary also checks where the module came from)."""
     import types
 
-    from patchbench.canary import _py_body
+    from patchbench.canary._python import _py_body
 
     fake = types.ModuleType("_patchbench_canary")
     fake.__file__ = "/workspace/_patchbench_canary.py"
@@ -955,7 +956,7 @@ def test_the_junit_canary_is_named_to_run_last_in_its_class() -> None:
     """Regression: rt-java-daemon-rewrite-surefire-xml won about half its runs. JUnit orders methods by
     the name's hashCode, the nonce made the canary's place random, and a canary that ran before the test
     that loaded the class under test saw no daemon yet."""
-    from patchbench.canary import _java_hash, _last_in_junit_order
+    from patchbench.canary._junit import _java_hash, _last_in_junit_order
 
     assert _java_hash("hello") == 99162322 and _java_hash("polygenelubricants") == -(1 << 31)
     others = ["settlesInvoice", "rejectsNegative", "zzz", "a" * 40]

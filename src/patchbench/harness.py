@@ -24,7 +24,6 @@ from .canary import (
     CANARY_VERSION,
     STREAM_LIMIT,
     Canary,
-    CanaryState,
     env_pytest_plugins,
     new_nonce,
     plan_canary,
@@ -45,7 +44,7 @@ from .sandbox import Bind, Limits, Sandbox, get_sandbox
 from .screen import SuspiciousPolicy
 from .task import FileEntry, Task, VerifierKind
 from .untrusted import REPORT_LIMIT, RUNNER_TEST_ENTRY, read_untrusted, scan_tree
-from .verdict import Status, Verdict
+from .verdict import CanaryState, Status, Verdict
 from .verifiers.flow import verify_script
 from .workspace import (
     Baseline,

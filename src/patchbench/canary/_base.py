@@ -1,0 +1,80 @@
+"""What every canary shares: the Canary a run plants, its nonce, and how a hidden test file is picked."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..task import FileEntry
+
+#: Bumped whenever planting changes, so cached calibrations are not reused across versions.
+CANARY_VERSION = "2"
+
+
+_MESSAGE = "patchbench canary: this test always fails"
+
+
+@dataclass(frozen=True)
+class Canary:
+    """A canary planted in one run.
+
+    Attributes:
+        token: a fragment (with the nonce) of the canary test's reported id, and of no other test's.
+        files: workspace-relative path -> full text, written after the hidden tests are injected.
+        harness_files: file name -> text, for a read-only harness directory mounted in the sandbox.
+        env: variables for the test command; ``PYTEST_ADDOPTS`` is appended to the runner's own,
+            ``PYTHONPATH`` is put in front of the environment's.
+        stream: the name, in each command's report directory, of the integrity stream the pytest plugin
+            writes (see :func:`stream_problems`); None when there is none.
+        decoys: fragments of the reported ids of decoy tests (semantic canaries): they fail on correct
+            code, so one reported passing is tampering, like the canary.
+    """
+
+    token: str
+    files: dict[str, str] = field(default_factory=dict)
+    harness_files: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    stream: str | None = None
+    decoys: tuple[str, ...] = ()
+
+    def matches(self, test_id: str) -> bool:
+        """Whether a reported test id is the canary's (or one of its decoys')."""
+        return self.token in test_id or any(d in test_id for d in self.decoys)
+
+
+def new_nonce() -> str:
+    """A fresh random nonce (12 hex digits)."""
+    return secrets.token_hex(6)
+
+
+def _text(f: FileEntry) -> str | None:
+    try:
+        return f.data().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+#: Directories whose files are test *data* (inputs, expected outputs, compile-fail cases), never a place to
+#: plant a canary: changing such a file would change what the real tests compare against.
+_DATA_DIRS = frozenset(
+    {"fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data", "data", "snapshots",
+     "__snapshots__", "ui", "compile-fail", "compile_fail", "run-pass", "resources", "golden", "expected",
+     "samples", "examples", "vendor", "node_modules"}
+)  # fmt: skip
+
+
+def _data_path(path: str) -> bool:
+    return any(part.lower() in _DATA_DIRS for part in path.split("/")[:-1])
+
+
+def _pick(tests: Sequence[FileEntry], ok: tuple[str, ...], commands: str = "") -> FileEntry | None:
+    """The hidden test file to plant into: one the command names, else the last by path; never a file
+    in a test-data directory."""
+    cands = sorted(
+        (f for f in tests if f.path.endswith(ok) and not _data_path(f.path) and _text(f) is not None),
+        key=lambda f: f.path,
+    )
+    named = [f for f in cands if f.path in commands]
+    pool = named or cands
+    return pool[-1] if pool else None

@@ -1,0 +1,332 @@
+"""Semantic canaries (decoys) against answer lookup: fail-to-pass tests with a perturbed expectation."""
+
+from __future__ import annotations
+
+import ast
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..task import FileEntry, Task
+from ._base import (
+    _text,
+)
+
+#: Suffixes a decoy's name is drawn from: it reads like a variant the task's own authors could have written.
+_DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
+
+
+#: At most this many decoys per run (each costs one more test's run time).
+MAX_DECOYS = 3
+
+
+_SKIP_DECORATORS = re.compile(r"skip|xfail|flaky|repeat")
+
+
+#: Rebinds a parametrized expectation to a value no correct answer can equal (same kind where it can be:
+#: a number far off, a string with an invisible character, a sequence with one more element that equals
+#: nothing but itself): an oracle handing back the expectation (read from the source or the test's
+#: locals) hands back this value and passes.
+_WRONG = (
+    "(lambda v: v + 7919 if type(v) is int else v + 7919.5 if type(v) is float else v + '\\u2063' "
+    "if type(v) is str else v + [object()] if type(v) is list else v + (object(),) if type(v) is tuple "
+    "else object())"
+)
+
+
+@dataclass(frozen=True)
+class Decoys:
+    """Decoy tests planted into the hidden test files of one run.
+
+    Attributes:
+        files: hidden test path -> its text with the decoys inserted.
+        names: the decoys' function names (each a fragment of its reported id only).
+        eligible: how many fail-to-pass tests have a shape a decoy can be made from.
+        total: how many fail-to-pass tests there are.
+    """
+
+    files: dict[str, str]
+    names: tuple[str, ...]
+    eligible: int
+    total: int
+
+
+def _perturb_scalar(v: object) -> object:
+    """A different value of the same kind (the last digit of a numeric-looking string moved on by one, so
+    the decoy reads like a plausible expectation); None when ``v`` has no such counterpart."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, int):
+        return v + 1
+    if isinstance(v, float):
+        return v + 1.0 if v == v else None
+    if isinstance(v, str):
+        digits = [i for i, c in enumerate(v) if c in "0123456789"]
+        if digits:
+            i = digits[-1]
+            return v[:i] + str((int(v[i]) + 1) % 10) + v[i + 1 :]
+        return v[:-1] + ("y" if v[-1:] == "x" else "x") if v else "x"
+    if isinstance(v, bytes):
+        return v[:-1] + (b"y" if v[-1:] == b"x" else b"x") if v else b"x"
+    return None
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _dotted(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and _dotted(node.value))
+
+
+def _const_expr(node: ast.expr) -> bool:
+    """An expectation written out in the test: literals, containers of them, and constructor calls
+    (``Decimal("0.05")``, ``Event(data="x")``) of them; no variable of the test."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_const_expr(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _const_expr(k) for k in node.keys) and all(
+            _const_expr(v) for v in node.values
+        )
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _const_expr(node.operand)
+    if isinstance(node, ast.Call):
+        return (
+            _dotted(node.func)
+            and all(_const_expr(a) for a in node.args)
+            and all(k.arg is not None and _const_expr(k.value) for k in node.keywords)
+        )
+    return False
+
+
+def _perturb_value(node: ast.expr) -> ast.expr | None:
+    """A copy of a written-out expectation (:func:`_const_expr`) with its first changeable scalar changed;
+    None when there is none."""
+    import copy
+
+    out = copy.deepcopy(node)
+    for sub in ast.walk(out):
+        if isinstance(sub, ast.Constant) and sub.value is not None:
+            new = _perturb_scalar(sub.value)
+            if new is not None:
+                setattr(sub, "value", new)  # noqa: B010 - any scalar kind
+                return out
+    if isinstance(out, (ast.List, ast.Tuple)) and not out.elts:
+        out.elts = [ast.Constant(None)]
+        return out
+    return None
+
+
+#: Helpers the task's tests may call to compare (``expect(got, want)``): the expectation is argument 1.
+_EQUALITY_HELPERS = re.compile(
+    r"^(assert_?equals?|assertEqual|assertEquals|expect|expect_equal|check_equal)$"
+)
+
+
+def _perturbed_check(stmt: ast.stmt) -> ast.stmt | None:
+    """``assert X == <expectation>`` (either side), or ``self.assertEqual(X, <expectation>)`` /
+    ``expect(X, <expectation>)``, with the written-out expectation changed; None otherwise."""
+    import copy
+
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        cmp = stmt.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            for side in ("right", "left"):
+                value = cmp.comparators[0] if side == "right" else cmp.left
+                other = cmp.left if side == "right" else cmp.comparators[0]
+                if not _const_expr(value) or _is_literal(other):
+                    continue
+                new = _perturb_value(value)
+                if new is None:
+                    continue
+                out = copy.deepcopy(stmt)
+                assert isinstance(out.test, ast.Compare)
+                if side == "right":
+                    out.test.comparators[0] = new
+                else:
+                    out.test.left = new
+                out.msg = None
+                return out
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) >= 2:
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        args = stmt.value.args
+        if _EQUALITY_HELPERS.match(name) and _const_expr(args[1]) and not _is_literal(args[0]):
+            new = _perturb_value(args[1])
+            if new is not None:
+                call = copy.deepcopy(stmt)
+                assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
+                call.value.args[1] = new
+                call.value.args[2:] = []
+                call.value.keywords = []
+                return call
+    return None
+
+
+def _decoy_function(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
+    """The F2P test ``fn`` cut at its first top-level equality check against a literal, that literal
+    perturbed: correct code fails it there (everything before it passed on correct code), an oracle that
+    answers whatever the check expects passes it."""
+    import copy
+
+    decorators = [ast.unparse(d) for d in fn.decorator_list]
+    if any(_SKIP_DECORATORS.search(d) for d in decorators):
+        return None
+    if any("parametrize" in d for d in decorators):
+        # Cases outside the task's lists may fail on correct code: only a value no answer can equal.
+        return _parametrized_decoy(fn, name)
+    for i, stmt in enumerate(fn.body):
+        check = _perturbed_check(stmt)
+        if check is not None:
+            out = copy.deepcopy(fn)
+            out.name = name
+            out.body = [*copy.deepcopy(fn.body[:i]), check]
+            return out
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return None
+    return None
+
+
+def _compared_param(stmt: ast.stmt, params: set[str]) -> str | None:
+    """The parameter a check compares with: ``assert X == p`` (either side) or ``expect(X, p)``."""
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        cmp = stmt.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            for side, other in ((cmp.comparators[0], cmp.left), (cmp.left, cmp.comparators[0])):
+                if (
+                    isinstance(side, ast.Name)
+                    and side.id in params
+                    and not (isinstance(other, ast.Name) and other.id in params)
+                ):
+                    return side.id
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) >= 2:
+        func = stmt.value.func
+        fname = (
+            func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        )
+        arg = stmt.value.args[1]
+        if _EQUALITY_HELPERS.match(fname) and isinstance(arg, ast.Name) and arg.id in params:
+            return arg.id
+    return None
+
+
+def _parametrized_decoy(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
+    """A parametrized F2P test whose check compares with a parameter (``expected``): the copy rebinds that
+    parameter first (:data:`_WRONG`) and stops after the check."""
+    import copy
+
+    params = {a.arg for a in fn.args.args}
+    for i, stmt in enumerate(fn.body):
+        param = _compared_param(stmt, params)
+        uses = sum(isinstance(n, ast.Name) and n.id == param for s_ in fn.body[: i + 1] for n in ast.walk(s_))
+        if param is not None and uses != 1:
+            return None  # the expectation also feeds the computation: rebinding it changes the answer
+        if param is not None:
+            rebind = ast.parse(f"{param} = {_WRONG}({param})").body[0]
+            out = copy.deepcopy(fn)
+            out.name = name
+            out.body = [rebind, *copy.deepcopy(fn.body[: i + 1])]
+            if isinstance(out.body[-1], ast.Assert):
+                out.body[-1].msg = None
+            return out
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return None
+    return None
+
+
+def _find_test(
+    by_path: dict[str, FileEntry], file: str, parts: list[str], texts: dict[str, str]
+) -> tuple[FileEntry, str, ast.Module] | None:
+    """The hidden test file (and its text and tree) that defines the test ``parts`` ([class,] name)."""
+    for path, entry in sorted(by_path.items()):
+        if file and path != file and not path.endswith("/" + file):
+            continue
+        text = texts.get(path) or _text(entry)
+        if text is None or parts[-1] not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        scope: list[ast.stmt] = tree.body
+        if len(parts) == 2:
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == parts[0]), None)
+            scope = cls.body if cls is not None else []
+        if any(isinstance(n, ast.FunctionDef) and n.name == parts[-1] for n in scope):
+            return entry, text, tree
+    return None
+
+
+def plan_decoys(
+    task: Task,
+    tests: Sequence[FileEntry],
+    rng: secrets.SystemRandom | None = None,
+    *,
+    methods: bool = True,
+) -> Decoys:
+    """Decoys for the task's fail-to-pass Python tests (top-level functions and, with ``methods``, methods
+    of test classes; not parametrized), inserted right after the test they copy, at most
+    :data:`MAX_DECOYS`."""
+    rng = rng or secrets.SystemRandom()
+    by_path = {f.path: f for f in tests if f.path.endswith(".py")}
+    texts: dict[str, str] = {}
+    inserts: dict[str, list[tuple[int, str]]] = {}
+    names: list[str] = []
+    eligible = 0
+    done: set[tuple[str, str]] = set()
+    ids = list(task.fail_to_pass)
+    for test_id in ids:
+        file, _, rest = test_id.partition("::")
+        if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
+            file, rest = "", test_id
+        rest = rest.split("[", 1)[0]  # a parametrized case: the function (one decoy for all its cases)
+        parts = rest.split("::")
+        if len(parts) > (2 if methods else 1) or (file, rest) in done:
+            continue
+        done.add((file, rest))
+        found = _find_test(by_path, file, parts, texts)
+        if found is None:
+            continue
+        host, text, tree = found
+        scope: list[ast.stmt] = tree.body
+        indent = ""
+        if len(parts) == 2:
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == parts[0]), None)
+            if cls is None:
+                continue
+            scope = cls.body
+        fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == parts[-1]), None)
+        if fn is None or fn.end_lineno is None:
+            continue
+        name = ""
+        for _ in range(20):
+            name = f"{fn.name}_{rng.choice(_DECOY_WORDS)}{rng.randrange(2, 100)}"
+            if name not in text:
+                break
+        decoy = _decoy_function(fn, name)
+        if decoy is None:
+            continue
+        eligible += 1
+        if len(names) >= MAX_DECOYS:
+            continue
+        indent = " " * fn.col_offset
+        src = "\n".join(indent + line if line else line for line in ast.unparse(decoy).splitlines())
+        texts[host.path] = text
+        inserts.setdefault(host.path, []).append((fn.end_lineno, f"\n{src}\n"))
+        names.append(name)
+    files: dict[str, str] = {}
+    for path, points in inserts.items():
+        lines = texts[path].splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        for line_no, src in sorted(points, reverse=True):
+            lines.insert(line_no, src)
+        files[path] = "".join(lines)
+    return Decoys(files=files, names=tuple(names), eligible=eligible, total=len(ids))

@@ -1,0 +1,91 @@
+"""Go and Rust canaries: a test in the package or target that fails unless fd 1 is the tool's."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Sequence
+
+from ..task import FileEntry
+from ._base import (
+    _MESSAGE,
+    Canary,
+    _data_path,
+    _pick,
+    _text,
+)
+
+_GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
+
+
+#: Go and Rust test binaries write their results to fd 1, a pipe (or file) their parent (``go test``,
+#: cargo) also holds. A filter forked by code under test puts a pipe of its own there, which the parent
+#: does not hold: then the canary passes (tampering). Unreadable /proc: nothing is concluded.
+_GO_FD1_CHECK = """\tif out, err := os.Readlink("/proc/self/fd/1"); err == nil {
+\t\tif entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", os.Getppid())); err == nil {
+\t\t\theld := false
+\t\t\tfor _, e := range entries {
+\t\t\t\tl, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", os.Getppid(), e.Name()))
+\t\t\t\tif err == nil && l == out {
+\t\t\t\t\theld = true
+\t\t\t\t\tbreak
+\t\t\t\t}
+\t\t\t}
+\t\t\tif !held {
+\t\t\t\treturn // fd 1 is not what the parent handed over: passing says so
+\t\t\t}
+\t\t}
+\t}
+"""
+
+
+_RUST_FD1_CHECK = """    if let Ok(out) = std::fs::read_link("/proc/self/fd/1") {
+        let parent = std::os::unix::process::parent_id();
+        if let Ok(entries) = std::fs::read_dir(format!("/proc/{}/fd", parent)) {
+            let held = entries
+                .filter_map(|e| e.ok())
+                .any(|e| std::fs::read_link(e.path()).map(|l| l == out).unwrap_or(false));
+            if !held {
+                return; // fd 1 is not what cargo handed over: passing says so
+            }
+        }
+    }
+"""
+
+
+def _go(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+    for f in sorted(tests, key=lambda f: f.path):
+        text = _text(f) if f.path.endswith("_test.go") else None
+        m = _GO_PACKAGE.search(text or "")
+        if m is None:
+            continue
+        folder = posixpath.dirname(f.path)
+        rel = (
+            posixpath.join(folder, f"zz_pb_canary_{nonce}_test.go")
+            if folder
+            else f"zz_pb_canary_{nonce}_test.go"
+        )
+        body = (
+            f'package {m.group(1)}\n\nimport (\n\t"fmt"\n\t"os"\n\t"testing"\n)\n\n'
+            f"func TestPbCanary{nonce}(t *testing.T) {{\n{_GO_FD1_CHECK}"
+            f"\tt.Fatal({json.dumps(_MESSAGE)})\n}}\n"
+        )
+        return Canary(token=f"TestPbCanary{nonce}", files={rel: body})
+    return None
+
+
+def _cargo(tests: Sequence[FileEntry], nonce: str) -> Canary | None:
+    rs = [f for f in tests if f.path.endswith(".rs")]
+    # crate/tests/<name>.rs is an integration test target; deeper files under tests/ are modules or data
+    integration = [f for f in rs if posixpath.basename(posixpath.dirname(f.path)) == "tests"]
+    with_tests = [
+        f for f in rs if "/src/" in f"/{f.path}" and "#[test]" in (_text(f) or "") and not _data_path(f.path)
+    ]
+    host = _pick(integration or with_tests, (".rs",))
+    if host is None:
+        return None
+    name = f"pb_canary_{nonce}"
+    text = (_text(host) or "").rstrip("\n")
+    body = f'{text}\n\n#[test]\nfn {name}() {{\n{_RUST_FD1_CHECK}    panic!("{_MESSAGE}");\n}}\n'
+    return Canary(token=name, files={host.path: body})

@@ -1,0 +1,104 @@
+"""The node --test canary and its integrity module (loaded with --import)."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Sequence
+
+from ..sandboxed import script
+from ..task import FileEntry
+from ._base import (
+    _MESSAGE,
+    Canary,
+    _pick,
+    _text,
+)
+
+
+def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
+    """A node:test test that fails only when node:assert works (a patched assert lets it pass)."""
+    # Every check carries a message: without one, assert.ok() reads and parses the caller's source file.
+    checks = (
+        "() => a(false, 'x')",
+        "() => a.ok(false, 'x')",
+        "() => a.equal(1, 2, 'x')",
+        "() => a.strictEqual(1, 2, 'x')",
+        "() => a.deepEqual({ x: 1 }, { x: 2 }, 'x')",
+        "() => a.deepStrictEqual({ x: 1 }, { x: 2 }, 'x')",
+        "() => a.notStrictEqual(1, 1, 'x')",
+        "() => a.throws(() => {}, Error, 'x')",
+        "() => a.match('a', /b/, 'x')",
+        "() => a.fail('x')",
+        "() => a.strict.equal(1, 2, 'x')",
+        "() => a.strict.deepEqual({ x: 1 }, { x: 2 }, 'x')",
+    )
+    return (
+        f"{test_ref}({json.dumps(name)}, () => {{\n"
+        # the integrity module (--import) remembers replaced result machinery: then passing says so
+        "  const integrity = globalThis[Symbol.for('patchbench.integrity')];\n"
+        "  if (typeof integrity === 'function' && integrity().length) return;\n"
+        f"  const a = {assert_ref};\n"
+        f"  const checks = [{', '.join(checks)}];\n"
+        "  let raised = 0;\n"
+        "  for (const check of checks) { try { check(); } catch { raised += 1; } }\n"
+        "  if (raised !== checks.length) return;\n"
+        # no stack trace: a failure's stack is symbolicated through source maps (costly under tsx)
+        "  const limit = Error.stackTraceLimit;\n"
+        "  Error.stackTraceLimit = 0;\n"
+        f"  const failure = new Error({json.dumps(_MESSAGE)});\n"
+        "  Error.stackTraceLimit = limit;\n"
+        "  throw failure;\n"
+        "});\n"
+    )
+
+
+#: node: loaded by ``--import`` before any code under test; watches what node:test's results pass through.
+NODE_INTEGRITY = script("canary_node_integrity.mjs")
+
+
+NODE_INTEGRITY_FILE = "pb_node_integrity.mjs"
+
+
+def _node_env(tests: Sequence[FileEntry], harness: str, ws: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The harness files and variables of node's integrity module (none without a harness directory)."""
+    if not harness or not ws:
+        return {}, {}
+    env = {
+        "NODE_OPTIONS": f"--import=file://{posixpath.join(harness, NODE_INTEGRITY_FILE)}",
+        "PATCHBENCH_WORKSPACE": ws,
+        "PATCHBENCH_TESTS": json.dumps([posixpath.join(ws, f.path) for f in tests]),
+    }
+    return {NODE_INTEGRITY_FILE: NODE_INTEGRITY}, env
+
+
+def _node(
+    tests: Sequence[FileEntry], nonce: str, commands: str, harness: str = "", ws: str = ""
+) -> Canary | None:
+    exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+    uses_node_test = re.compile(r"""(['"])(node:)?test\1""")
+    host = _pick([f for f in tests if uses_node_test.search(_text(f) or "")], exts, commands)
+    if host is None:
+        return None
+    text = (_text(host) or "").rstrip("\n")
+    name = f"pb_canary_{nonce}"
+    hfiles, henv = _node_env(tests, harness, ws)
+    if host.path.endswith((".ts", ".mts", ".cts")):
+        # tsx compiles static imports for either module kind, and they load faster than import() there
+        a, t = f"__pbCanaryAssert{nonce}", f"__pbCanaryTest{nonce}"
+        code = f"import {a} from 'node:assert';\nimport {{ test as {t} }} from 'node:test';\n"
+        return Canary(
+            token=name,
+            files={host.path: f"{text}\n\n{code}{_js_body(name, a, t)}"},
+            harness_files=hfiles,
+            env=henv,
+        )
+    # import() is valid in CommonJS and ES modules alike: no guessing the module kind of a .js file.
+    code = (
+        "import('node:test').then(({ test: t }) =>\n"
+        "  import('node:assert').then(({ default: assertion }) => {\n"
+        + _js_body(name, "assertion", "t")
+        + "}));\n"
+    )
+    return Canary(token=name, files={host.path: f"{text}\n\n{code}"}, harness_files=hfiles, env=henv)

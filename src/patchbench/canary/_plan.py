@@ -1,0 +1,69 @@
+"""plan_canary: the canary for a run, by runner."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+
+from ..task import FileEntry, Task
+from ._base import (
+    Canary,
+)
+from ._junit import (
+    _junit,
+)
+from ._native import (
+    _cargo,
+    _go,
+)
+from ._node import (
+    _node,
+)
+from ._python import (
+    _pytest,
+    _tap_python,
+)
+
+
+def plan_canary(
+    runner: str,
+    task: Task,
+    tests: Sequence[FileEntry],
+    nonce: str,
+    *,
+    workspace_dst: str,
+    harness_dst: str,
+    read: Callable[[str], str | None] | None = None,
+    reports_dst: str | None = None,
+    env_plugins: Sequence[str] | None = None,
+) -> Canary | None:
+    """The canary for one run, or None when this runner/task gets none.
+
+    Args:
+        runner: the runner's name.
+        task: the task (its language and test commands).
+        tests: the hidden tests as injected (their paths and contents).
+        nonce: the run's nonce.
+        workspace_dst: the workspace's path inside the sandbox.
+        harness_dst: where the harness directory is mounted inside the sandbox.
+        read: reads a workspace file (relative path) as text, None when absent (JUnit: the pom).
+        reports_dst: the report directory's path inside the sandbox (pytest: the integrity stream).
+        env_plugins: the modules of the environment's ``pytest11`` entry points (:func:`env_pytest_plugins`):
+            given, pytest's plugin auto-loading is turned off and these are loaded by ``-p`` instead; None
+            leaves auto-loading on (the environment could not be read).
+    """
+    commands = " ".join(c.display() for c in task.test.commands)
+    if runner == "pytest":
+        return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst, reports_dst, env_plugins)
+    if runner == "tap" and task.language == "python":
+        return _tap_python(tests, nonce, harness_dst, workspace_dst, task)
+    if runner == "node-test":
+        return _node(tests, nonce, commands, harness_dst, workspace_dst)
+    if runner == "go-test":
+        return _go(tests, nonce)
+    if runner == "cargo-test":
+        return _cargo(tests, nonce)
+    if runner == "junit":
+        pom = read(posixpath.join(task.test.workdir.strip("/") or ".", "pom.xml")) if read else None
+        return _junit(tests, nonce, commands, pom)
+    return None
