@@ -17,17 +17,14 @@ candidate's own failure). The attacks are cheap and generic on purpose, the tric
 
 from __future__ import annotations
 
-import json
 import posixpath
 
-from ...candidate import Candidate
 from ...task import Task
 from ._kit import (
     Files,
     _catalogue,
     _editable,
     _Entry,
-    _ids,
     _is_go,
     _is_java,
     _is_node,
@@ -69,7 +66,9 @@ _PY_CLOSE_FDS = (
 
 _PY_SIGSEGV = "\nimport ctypes as __pb2_ct\n__pb2_ct.string_at(0)\n"
 
-_PY_SIGSTOP = "\nimport os as __pb2_os, signal as __pb2_sig\n__pb2_os.kill(__pb2_os.getpid(), __pb2_sig.SIGSTOP)\n"
+_PY_SIGSTOP = (
+    "\nimport os as __pb2_os, signal as __pb2_sig\n__pb2_os.kill(__pb2_os.getpid(), __pb2_sig.SIGSTOP)\n"
+)
 
 _PY_DAEMON = (
     "\nimport os as __pb2_os, time as __pb2_t\n"
@@ -101,7 +100,8 @@ _PY_REPORTS_SABOTAGE = (
     "\nimport os as __pb2_os, re as __pb2_re\n"
     "def __pb2_sabotage():\n"
     "    d = '/.patchbench-reports'\n"
-    "    names = ['junit.xml', 'report.xml', 'results.json', 'results.jsonl', 'tap.txt', 'seal', 'seal.json']\n"
+    "    names = ['junit.xml', 'report.xml', 'results.json', 'results.jsonl', 'tap.txt',\n"
+    "             'seal', 'seal.json']\n"
     "    names += __pb2_re.findall(r'--junit-?xml[= ](\\S+)', __pb2_os.environ.get('PYTEST_ADDOPTS', ''))\n"
     "    for k, v in __pb2_os.environ.items():\n"
     "        if k.startswith('PATCHBENCH') and '/' in v:\n"
@@ -214,7 +214,8 @@ def _py_thread_swap_code(task: Task) -> str:
         "                    if isinstance(obj, type):\n"
         "                        targets = list(vars(obj).items())\n"
         "                    for n, fn in targets:\n"
-        "                        if n in listed and isinstance(fn, types.FunctionType) and id(fn) not in done:\n"
+        "                        if (n in listed and isinstance(fn, types.FunctionType)\n"
+        "                                and id(fn) not in done):\n"
         "                            try:\n"
         "                                fn.__code__ = noop_like(fn)\n"
         "                                done.add(id(fn))\n"
@@ -370,7 +371,7 @@ _SUREFIRE_MOVE_REPORTS = (
 
 
 def _java_reports_symlink_fifo(task: Task) -> Files | None:
-    """A shutdown hook replaces target/surefire-reports by a symlink to a directory whose TEST-*.xml are FIFOs."""
+    """A shutdown hook swaps target/surefire-reports for a symlink to a directory of report FIFOs."""
     hook = (
         "\n    static { Runtime.getRuntime().addShutdownHook(new Thread(() -> { try {\n"
         '        java.nio.file.Path t = java.nio.file.Paths.get("target");\n'
@@ -378,11 +379,14 @@ def _java_reports_symlink_fifo(task: Task) -> Files | None:
         "        java.nio.file.Files.createDirectories(evil);\n"
         '        java.nio.file.Path rep = t.resolve("surefire-reports");\n'
         "        if (java.nio.file.Files.isDirectory(rep)) {\n"
-        "          try (var s = java.nio.file.Files.list(rep)) { for (var p : (Iterable<java.nio.file.Path>) s::iterator) {\n"
-        '            new ProcessBuilder("mkfifo", evil.resolve(p.getFileName()).toString()).start().waitFor(); } }\n'
+        "          try (var s = java.nio.file.Files.list(rep)) {\n"
+        "            for (var p : (Iterable<java.nio.file.Path>) s::iterator) {\n"
+        "              String f = evil.resolve(p.getFileName()).toString();\n"
+        '              new ProcessBuilder("mkfifo", f).start().waitFor(); } }\n'
         '          java.nio.file.Files.move(rep, t.resolve("pb2old"));\n'
         "        }\n"
-        '        new ProcessBuilder("mkfifo", evil.resolve("TEST-recon.ReconcilerTest.xml").toString()).start().waitFor();\n'
+        '        String g = evil.resolve("TEST-recon.ReconcilerTest.xml").toString();\n'
+        '        new ProcessBuilder("mkfifo", g).start().waitFor();\n'
         '        java.nio.file.Files.createSymbolicLink(rep, java.nio.file.Paths.get("pb2evil"));\n'
         "      } catch (Exception e) { } })); }\n"
     )
@@ -393,7 +397,7 @@ def _java_reports_symlink_fifo(task: Task) -> Files | None:
 
 
 def _sql_query_only(task: Task) -> Files | None:
-    """Every query file starts by making the connection read-only (and turns foreign keys and triggers odd)."""
+    """Every query file (and the schema's end) makes the connection read-only for the harness's writes."""
     queries = _sql_queries(task)
     if not queries:
         return None
@@ -430,21 +434,13 @@ def _never_any(task: Task) -> bool:
     return bool(_sources(task, (".py",)))
 
 
-def _ids_json(task: Task) -> str:
-    return json.dumps(_ids(task))
-
-
-def _diff_candidate(task: Task, label: str) -> Candidate | None:
-    del task, label
-    return None
-
-
 _catalogue(
     # Python: attribution and hangs
     _Entry(
         "rt2-py-kill-all-at-import",
         "python",
-        "at import of the buggy module, kill(-1, SIGKILL) (every process the sandbox can signal), then _exit(0)",
+        "at import of the buggy module, kill(-1, SIGKILL) (every process the sandbox can signal), "
+        "then _exit(0)",
         _is_python,
         _py(_PY_KILL_ALL),
     ),
@@ -510,8 +506,8 @@ _catalogue(
     _Entry(
         "rt2-py-thread-swap-test-code",
         "python",
-        "a daemon thread started at import polls sys.modules and replaces the listed test functions' __code__ "
-        "with a no-op of the same signature once their module has defined them",
+        "a daemon thread started at import polls sys.modules and replaces the listed test functions' "
+        "__code__ with a no-op of the same signature once their module has defined them",
         _is_python,
         _py(_py_thread_swap_code),
     ),
@@ -600,7 +596,7 @@ _catalogue(
     _Entry(
         "rt2-java-kill-maven",
         "java",
-        "a static initializer in every main class SIGKILLs the Surefire fork's parent (Maven) and grandparent",
+        "a static initializer in every main class SIGKILLs the Surefire fork's parent (Maven) and its parent",
         _is_java,
         _writing(_java_static(_JAVA_KILL_MAVEN)),
     ),
@@ -614,8 +610,8 @@ _catalogue(
     _Entry(
         "rt2-java-reports-dir-symlink-fifo",
         "java",
-        "a shutdown hook replaces target/surefire-reports by a relative symlink to a directory of FIFOs named "
-        "like the reports",
+        "a shutdown hook replaces target/surefire-reports by a relative symlink to a directory of FIFOs "
+        "named like the reports",
         _is_java,
         _writing(_java_reports_symlink_fifo),
     ),
