@@ -17,6 +17,7 @@ candidate's own failure). The attacks are cheap and generic on purpose, the tric
 
 from __future__ import annotations
 
+import ast
 import posixpath
 
 from ...task import Task
@@ -188,12 +189,111 @@ def _py_magic_eq(task: Task) -> str:
     )
 
 
+def _listed_ranges(task: Task) -> list[tuple[str, int, int]]:
+    """``(file name, first line, last line)`` of every listed test function in the hidden Python tests."""
+    listed = set(_test_names(task))
+    out: list[tuple[str, int, int]] = []
+    for f in task.hidden_tests:
+        if not f.path.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(f.content)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in listed:
+                end = node.end_lineno or node.lineno
+                out.append((posixpath.basename(f.path), node.lineno, end))
+    return out
+
+
+def _listed_lines(task: Task) -> dict[tuple[str, int], str]:
+    """The source line of every line inside a listed test, by (file name, line number)."""
+    text = {posixpath.basename(f.path): f.content.splitlines() for f in task.hidden_tests}
+    out: dict[tuple[str, int], str] = {}
+    for name, first, last in _listed_ranges(task):
+        for n in range(first, last + 1):
+            if n - 1 < len(text[name]):
+                out[(name, n)] = text[name][n - 1].strip()
+    return out
+
+
+def _py_any_by_warning(task: Task) -> str:
+    """Equal-to-anything answers when the direct caller's line lies in a listed test, found with no frame.
+
+    ``warnings.warn(stacklevel=3)`` records the file name and line of the function's caller (CPython walks
+    the frames in C: no ``sys._getframe``, no restricted attribute, no audit event); the line ranges of the
+    listed tests come from the hidden test source, which the attacker knows.
+    """
+    lines = _listed_lines(task)
+    return (
+        "\n\ndef __pb2_install_w(g, lines=" + repr(lines) + "):\n"
+        "    import functools, warnings\n"
+        "    class Any:\n"
+        "        __hash__ = object.__hash__\n"
+        "        def __eq__(self, other): return True\n"
+        "        def __ne__(self, other): return False\n"
+        "        def __le__(self, other): return True\n"
+        "        def __ge__(self, other): return True\n"
+        "        def __lt__(self, other): return False\n"
+        "        def __gt__(self, other): return False\n"
+        "        def __bool__(self): return True\n"
+        "        def __repr__(self): return 'Any'\n"
+        "        def __getattr__(self, name):\n"
+        "            if name.startswith('__'): raise AttributeError(name)\n"
+        "            return Any()\n"
+        "        def __call__(self, *a, **k): return Any()\n"
+        "        def __getitem__(self, k): return Any()\n"
+        "        def __iter__(self): return iter(())\n"
+        "        def __contains__(self, x): return True\n"
+        "        def __len__(self): return 0\n"
+        "    def listed_caller():\n"
+        "        with warnings.catch_warnings(record=True) as seen:\n"
+        "            warnings.simplefilter('always')\n"
+        "            warnings.warn('x', UserWarning, stacklevel=3)\n"
+        "        if not seen:\n"
+        "            return False\n"
+        "        name = seen[0].filename.replace('\\\\', '/').rsplit('/', 1)[-1]\n"
+        "        return lines.get((name, seen[0].lineno))\n"
+        "    def negated(text, fname):\n"
+        "        i = text.find(fname + '(')\n"
+        "        head = text[:i].rstrip() if i >= 0 else ''\n"
+        "        while head and (head[-1].isalnum() or head[-1] in '._()'):\n"
+        "            head = head[:-1]\n"
+        "        return head.rstrip().endswith('not')\n"
+        "    def wrap(fn):\n"
+        "        @functools.wraps(fn)\n"
+        "        def inner(*a, **k):\n"
+        "            out = fn(*a, **k)\n"
+        "            text = listed_caller()\n"
+        "            if text is None:\n"
+        "                return out\n"
+        "            if isinstance(out, bool):\n"
+        "                return not negated(text, fn.__name__)\n"
+        "            return Any()\n"
+        "        return inner\n"
+        "    for name, obj in list(g.items()):\n"
+        "        if name.startswith('_') or getattr(obj, '__module__', None) != g.get('__name__'):\n"
+        "            continue\n"
+        "        if isinstance(obj, type):\n"
+        "            for attr, val in list(vars(obj).items()):\n"
+        "                if callable(val) and not attr.startswith('_') and not isinstance(val, type):\n"
+        "                    setattr(obj, attr, wrap(val))\n"
+        "                elif isinstance(val, property) and val.fget is not None:\n"
+        "                    setattr(obj, attr, property(wrap(val.fget), val.fset, val.fdel))\n"
+        "        elif callable(obj):\n"
+        "            g[name] = wrap(obj)\n"
+        "__pb2_install_w(globals())\n"
+    )
+
+
 def _py_thread_swap_code(task: Task) -> str:
     """A thread waits for the test module to finish loading, then swaps the listed tests' code for no-ops."""
     listed = sorted(_test_names(task))
     return (
         "\n\ndef __pb2_swapper(listed=frozenset(" + repr(listed) + ")):\n"
-        "    import sys, threading, time, types\n"
+        "    import gc, sys, threading, time, types\n"
+        "    sys.setswitchinterval(1e-6)\n"
         "    def noop_like(fn):\n"
         "        c = fn.__code__\n"
         "        src = 'def _f(' + ', '.join(c.co_varnames[: c.co_argcount]) + '):\\n    return None\\n'\n"
@@ -205,7 +305,9 @@ def _py_thread_swap_code(task: Task) -> str:
         "        done = set()\n"
         "        deadline = time.monotonic() + 30\n"
         "        while time.monotonic() < deadline:\n"
-        "            for mod in list(sys.modules.values()):\n"
+        "            mods = list(sys.modules.values())\n"
+        "            mods += [o for o in gc.get_objects() if isinstance(o, types.ModuleType)]\n"
+        "            for mod in mods:\n"
         "                f = getattr(mod, '__file__', None) or ''\n"
         "                if '/tests/' not in f:\n"
         "                    continue\n"
@@ -502,6 +604,14 @@ _catalogue(
         "listed test (frame walk through a hex-decoded getattr, no '_getframe' in the source)",
         _is_python,
         _py(_py_magic_eq),
+    ),
+    _Entry(
+        "rt2-py-targeted-any-warnings",
+        "python",
+        "every public function/method returns an equal-to-anything object when its caller's line is inside a "
+        "listed test; the caller is found through warnings.warn(stacklevel=...) records, no frame object",
+        _is_python,
+        _py(_py_any_by_warning),
     ),
     _Entry(
         "rt2-py-thread-swap-test-code",
