@@ -26,6 +26,7 @@ from ._kit import (
     _catalogue,
     _editable,
     _Entry,
+    _ids,
     _is_go,
     _is_java,
     _is_node,
@@ -329,6 +330,77 @@ def _py_thread_swap_code(task: Task) -> str:
     )
 
 
+def _listed_qualnames(task: Task) -> list[str]:
+    """The listed tests' qualified names (``Class.test_x`` or ``test_x``), parameters dropped."""
+    out = []
+    for tid in _ids(task):
+        parts = tid.split("::")
+        parts = parts[1:] if len(parts) > 1 and parts[0].endswith(".py") else parts
+        qual = ".".join(parts).split("[")[0]
+        if all(p.isidentifier() for p in qual.split(".")):
+            out.append(qual)
+    return sorted(set(out))
+
+
+def _py_ctypes_code_swap(task: Task) -> str:
+    """The listed tests' code pointers rewritten in memory (ctypes) the moment the functions exist.
+
+    A ``gc.callbacks`` hook (and a thread, for a runner that allocates little) scans the youngest GC
+    generation, where a function sits right after its ``def``, for the listed tests of the hidden files and
+    writes a no-op code object of the same signature into the function object's ``func_code`` slot: no
+    ``__code__`` assignment, no ``exec``/``compile``, no trace or profile function.
+    """
+    hidden = sorted(posixpath.basename(f.path) for f in task.hidden_tests if f.path.endswith(".py"))
+    return (
+        "\n\ndef __pb2_cswap(listed=frozenset("
+        + repr(_listed_qualnames(task))
+        + "), files="
+        + repr(hidden)
+        + "):\n"
+        "    import ctypes, gc, sys, threading, time, types\n"
+        "    keep, done = [], set()\n"
+        "    blank = (lambda: None).__code__\n"
+        "    def noop_like(c):\n"
+        "        n = c.co_argcount + c.co_kwonlyargcount\n"
+        "        n += bool(c.co_flags & 4) + bool(c.co_flags & 8)\n"
+        "        return blank.replace(co_argcount=c.co_argcount, co_posonlyargcount=c.co_posonlyargcount,\n"
+        "                             co_kwonlyargcount=c.co_kwonlyargcount, co_nlocals=n,\n"
+        "                             co_varnames=c.co_varnames[:n], co_flags=(c.co_flags & 12) | 3,\n"
+        "                             co_name=c.co_name, co_qualname=c.co_qualname,\n"
+        "                             co_filename=c.co_filename, co_firstlineno=c.co_firstlineno)\n"
+        "    def poke(fn):\n"
+        "        old = fn.__code__\n"
+        "        new = noop_like(old)\n"
+        "        keep.extend([new, new, old])\n"
+        "        words = (ctypes.c_void_p * 16).from_address(id(fn))\n"
+        "        for i in range(2, 16):\n"
+        "            if words[i] == id(old):\n"
+        "                words[i] = id(new)\n"
+        "                return\n"
+        "    def scan(objs):\n"
+        "        for o in objs:\n"
+        "            if type(o) is types.FunctionType and id(o) not in done:\n"
+        "                c = o.__code__\n"
+        "                if c.co_qualname in listed and c.co_filename.rsplit('/', 1)[-1] in files:\n"
+        "                    done.add(id(o))\n"
+        "                    keep.append(o)\n"
+        "                    poke(o)\n"
+        "    def on_gc(phase, info):\n"
+        "        if phase == 'start':\n"
+        "            scan(gc.get_objects(0))\n"
+        "    gc.callbacks.append(on_gc)\n"
+        "    gc.set_threshold(25, 10, 10)\n"
+        "    def loop():\n"
+        "        end = time.monotonic() + 30\n"
+        "        while time.monotonic() < end:\n"
+        "            scan(gc.get_objects(0))\n"
+        "            time.sleep(0.0005)\n"
+        "    sys.setswitchinterval(1e-5)\n"
+        "    threading.Thread(target=loop, daemon=True).start()\n"
+        "__pb2_cswap()\n"
+    )
+
+
 def _long_path(task: Task) -> Files | None:
     """A new file under a path longer than PATH_MAX, with a component longer than NAME_MAX."""
     files = _editable(task)
@@ -620,6 +692,14 @@ _catalogue(
         "__code__ with a no-op of the same signature once their module has defined them",
         _is_python,
         _py(_py_thread_swap_code),
+    ),
+    _Entry(
+        "rt2-py-ctypes-code-swap",
+        "python",
+        "a gc.callbacks hook (and a thread) finds the listed test functions in the youngest GC generation "
+        "right after their def and writes a no-op code object into their func_code slot with ctypes",
+        _is_python,
+        _py(_py_ctypes_code_swap),
     ),
     # Paths the host writes
     _Entry(
