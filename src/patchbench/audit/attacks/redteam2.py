@@ -410,6 +410,23 @@ def _long_path(task: Task) -> Files | None:
     return {deep: "long\n"}
 
 
+def _under_a_file(task: Task) -> Files | None:
+    """A new file whose parent directory is an existing file of the workspace (ENOTDIR on write)."""
+    files = sorted(_editable(task))
+    return {posixpath.join(files[0], "x.txt"): "x\n"} if files else None
+
+
+def _surrogate_content(task: Task) -> Files | None:
+    """Every program source file with a lone surrogate appended (not encodable as UTF-8)."""
+    src = _sources(task, (".py", ".js", ".ts", ".go", ".rs", ".java", ".sql"))
+    return {p: t + "\n# \udcff\n" for p, t in src.items()} or None
+
+
+def _surrogate_path(task: Task) -> Files | None:
+    """A new file whose name holds a lone surrogate."""
+    return {"notes/\udcff.txt": "x\n"} if _editable(task) else None
+
+
 def _case_collide(task: Task) -> Files | None:
     """The hidden test file written again under names that only differ by case and by a trailing dot/slash."""
     out: Files = {}
@@ -715,6 +732,27 @@ _catalogue(
         "empty files at the hidden tests' paths with upper-cased names and a trailing slash",
         _is_py_tap,
         _writing(_case_collide),
+    ),
+    _Entry(
+        "rt2-path-under-a-file",
+        "any",
+        "a new file under an existing workspace file used as a directory (README.md/x.txt)",
+        _never_any,
+        _writing(_under_a_file),
+    ),
+    _Entry(
+        "rt2-content-lone-surrogate",
+        "any",
+        "program source with a lone surrogate (U+DCFF) appended: text not encodable as UTF-8",
+        _never_any,
+        _writing(_surrogate_content),
+    ),
+    _Entry(
+        "rt2-path-lone-surrogate",
+        "any",
+        "a new file whose name holds a lone surrogate (U+DCFF)",
+        _never_any,
+        _writing(_surrogate_path),
     ),
     # JavaScript / TypeScript
     _Entry(
