@@ -416,8 +416,13 @@ def _under_a_file(task: Task) -> Files | None:
     return {posixpath.join(files[0], "x.txt"): "x\n"} if files else None
 
 
-def _surrogate_content(task: Task) -> Files | None:
-    """Every program source file with a lone surrogate appended (not encodable as UTF-8)."""
+def surrogate_content(task: Task) -> Files | None:
+    """Every program source file with a lone surrogate appended (not encodable as UTF-8).
+
+    Not in the catalogue: today this candidate makes ``patchbench.run`` raise ``UnicodeEncodeError`` out
+    of ``apply_candidate``, which ends the whole battery (every other row lost). It is exercised by
+    ``tests/audit/test_redteam2.py`` as a strict xfail instead.
+    """
     src = _sources(task, (".py", ".js", ".ts", ".go", ".rs", ".java", ".sql"))
     return {p: t + "\n# \udcff\n" for p, t in src.items()} or None
 
@@ -739,13 +744,6 @@ _catalogue(
         "a new file under an existing workspace file used as a directory (README.md/x.txt)",
         _never_any,
         _writing(_under_a_file),
-    ),
-    _Entry(
-        "rt2-content-lone-surrogate",
-        "any",
-        "program source with a lone surrogate (U+DCFF) appended: text not encodable as UTF-8",
-        _never_any,
-        _writing(_surrogate_content),
     ),
     _Entry(
         "rt2-path-lone-surrogate",
