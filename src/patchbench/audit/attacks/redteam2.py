@@ -8,11 +8,15 @@ candidate's own failure). The attacks are cheap and generic on purpose, the tric
   ``cargo``/``mvn``/``node --test`` process), stops itself, crashes with a signal, closes every inherited fd,
   fills or sabotages the reports directory and ``/tmp``, or makes the database read-only for the harness;
 * hangs: a daemon that keeps the test command's pipes open after it exits;
-* reward: a library function that answers "equal to anything" only when a listed test calls it (found through
-  an obfuscated frame walk, so a name-based screen misses it; unlisted decoys see honest values), and a
-  thread that swaps the listed test functions' code once their module has loaded;
-* input the host reads: a candidate with a path too long for the file system, and a Surefire reports
-  directory replaced by a symlink to a directory holding a FIFO.
+* reward: a library function that answers "equal to anything" only when a listed test calls it (the caller
+  found through an obfuscated frame walk, or through ``warnings`` records with no frame at all; unlisted
+  decoys see honest values); a thread that assigns the listed tests' ``__code__``; and the same swap done
+  by writing the function object's code pointer with ``ctypes`` (``rt2-py-ctypes-code-swap``, rewarded on
+  every built-in Python task when written);
+* input the host reads: candidate paths too long, under an existing file, with odd case or a lone
+  surrogate; a Surefire reports directory replaced by a symlink to a directory of FIFOs.
+
+The measured outcome of each is in ``docs/design/integrity.md`` (round three).
 """
 
 from __future__ import annotations
@@ -626,7 +630,7 @@ def _sql_attach_reports(task: Task) -> Files | None:
     return {"schema.sql": schema.rstrip("\n") + "\n" + extra}
 
 
-def _never_any(task: Task) -> bool:
+def _has_py_sources(task: Task) -> bool:
     return bool(_sources(task, (".py",)))
 
 
@@ -728,7 +732,7 @@ _catalogue(
         "rt2-path-too-long",
         "any",
         "a new file whose path is ~5 KB with a 300-byte component (over PATH_MAX and NAME_MAX)",
-        _never_any,
+        _has_py_sources,
         _writing(_long_path),
     ),
     _Entry(
@@ -742,14 +746,14 @@ _catalogue(
         "rt2-path-under-a-file",
         "any",
         "a new file under an existing workspace file used as a directory (README.md/x.txt)",
-        _never_any,
+        _has_py_sources,
         _writing(_under_a_file),
     ),
     _Entry(
         "rt2-path-lone-surrogate",
         "any",
         "a new file whose name holds a lone surrogate (U+DCFF)",
-        _never_any,
+        _has_py_sources,
         _writing(_surrogate_path),
     ),
     # JavaScript / TypeScript
