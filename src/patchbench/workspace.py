@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import configparser
 import difflib
+import errno
 import os
 import posixpath
 import re
@@ -183,8 +184,36 @@ def apply_candidate(
     (a task image's ``ln -s /data data``): a patch may leave them as they are, never add or retarget one.
 
     Raises:
-        PatchError: the patch is malformed, unsafe, or does not apply; the task has no gold patch.
+        PatchError: the patch is malformed, unsafe, or does not apply; the task has no gold patch; the
+            candidate's text is not valid UTF-8 or one of its paths cannot exist (a name too long...).
     """
+    try:
+        return _apply_candidate(task, candidate, root, baseline, own_links=own_links)
+    except UnicodeEncodeError as e:
+        # A lone surrogate in the candidate's text: it cannot be written as UTF-8 (the candidate's fault).
+        raise PatchError(f"the candidate's text is not valid UTF-8 ({e.reason})") from None
+    except OSError as e:
+        if e.errno not in _CANDIDATE_PATH_ERRNOS:
+            raise
+        # A path the candidate chose cannot exist (too long, a file used as a directory...): its fault,
+        # never the machine's.
+        raise PatchError(f"cannot write the candidate's files: {e.strerror or e}") from None
+
+
+#: Errors a candidate's own paths cause when they are written (any other OSError is the machine's).
+_CANDIDATE_PATH_ERRNOS = frozenset(
+    {errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR, errno.ELOOP, errno.EINVAL, errno.EEXIST, errno.EILSEQ}
+)
+
+
+def _apply_candidate(
+    task: Task,
+    candidate: Candidate,
+    root: Path,
+    baseline: Baseline | None = None,
+    *,
+    own_links: Mapping[str, str] | None = None,
+) -> Applied:
     kind = candidate.kind
     base = baseline or Baseline(task.workspace)
     if kind is CandidateKind.EMPTY:

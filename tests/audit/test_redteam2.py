@@ -13,8 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE
 from patchbench.audit.attacks.redteam2 import surrogate_content
@@ -78,12 +76,9 @@ def test_ctypes_code_swap_passes_the_listed_tests_and_leaves_an_unlisted_twin_fa
     assert outcomes.get("tests/test_zz_unlisted.py::test_unlisted_twin_of_back_to_back") == "FAILED"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a lone surrogate in candidate text raises UnicodeEncodeError out of "
-    "patchbench.run (apply_candidate encodes without a handler): no verdict, the batch dies",
-)
 def test_lone_surrogate_in_candidate_text_gives_a_verdict() -> None:
+    """A lone surrogate in candidate text raised UnicodeEncodeError out of patchbench.run (no verdict,
+    the batch died): it is now the candidate's patch_failed."""
     task = _task(_PY)
     files = surrogate_content(task)
     assert files
@@ -91,12 +86,9 @@ def test_lone_surrogate_in_candidate_text_gives_a_verdict() -> None:
     assert verdict.status in (pb.Status.PATCH_FAILED, pb.Status.UNRESOLVED)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a candidate path over NAME_MAX/PATH_MAX is reported as infra_error "
-    "(an I/O error while writing the candidate), the candidate's own fault read as the machine's",
-)
 def test_a_path_too_long_is_the_candidates_failure_not_infra() -> None:
+    """A candidate path over NAME_MAX was infra_error (an I/O error while writing the candidate): the
+    candidate's own fault read as the machine's. It is now patch_failed."""
     task = _task(_PY)
     candidate = CATALOGUE["rt2-path-too-long"].build(task)
     assert candidate is not None
