@@ -1028,3 +1028,67 @@ def test_program_source_named_like_a_test_module_is_still_program_source(tmp_pat
     problems: list[str] = []
     assert _pytest_with_canary(tmp_path, files, stream=problems, hidden="tests/test_a.py") == "passed"
     assert any("test_helpers.py" in p for p in problems) and not any("test_a.py" in p for p in problems)
+
+
+def test_tap_integrity_sees_a_hidden_test_whose_code_was_swapped_in_memory(tmp_path: Path) -> None:
+    """Round three's red team swapped the listed tests' code objects with ctypes (no ``__code__``
+    assignment for the audit hook to see): the hidden tests' functions are now checked against a fresh
+    compile of their files, found through the collector (runners load modules outside sys.modules)."""
+    import os
+    import subprocess
+    import sys
+
+    from patchbench.canary import TAP_INTEGRITY, TAP_SITECUSTOMIZE
+
+    h, tests = tmp_path / "h", tmp_path / "ws" / "tests"
+    h.mkdir()
+    tests.mkdir(parents=True)
+    (h / "sitecustomize.py").write_text(TAP_SITECUSTOMIZE)
+    (h / f"{PYTEST_PLUGIN_MODULE}.py").write_text(TAP_INTEGRITY)
+    hidden = tests / "test_mod.py"
+    hidden.write_text("def test_real():\n    assert 1 + 1 == 3\n\n\ndef test_other():\n    assert True\n")
+    runner = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('_tap_mod', {str(hidden)!r})\n"
+        "mod = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(mod)\n"
+        "if sys.argv[1] == 'swap':\n"
+        "    mod.test_real.__code__ = (lambda: None).__code__.replace(\n"
+        "        co_name='test_real', co_filename=mod.test_real.__code__.co_filename,\n"
+        "        co_firstlineno=mod.test_real.__code__.co_firstlineno)\n"
+        "from _patchbench_canary import _test_code\n"
+        "print('CODE', _test_code(), flush=True)\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(h),
+        "PATCHBENCH_WORKSPACE": str(tmp_path / "ws"),
+        "PATCHBENCH_TESTS": str(hidden),
+    }
+    for mode, expected in (("clean", "CODE []"), ("swap", "test_real in test_mod.py is not its file's")):
+        r = subprocess.run(
+            [sys.executable, "-c", runner, mode], env=env, capture_output=True, text=True, check=False
+        )
+        assert r.returncode == 0, r.stderr
+        assert expected in r.stdout, (mode, r.stdout)
+        assert "test_other" not in r.stdout
+
+
+def test_the_pytest_plugin_sees_a_hidden_test_whose_code_was_swapped(tmp_path: Path) -> None:
+    """The listed tests' code objects swapped in memory (round three's ``ctypes`` attack writes the code
+    pointer: no ``__code__`` assignment, no trace function) passed them all. The plugin now compares each
+    hidden test's code with a fresh compile of its file, as pytest's rewriter compiles it."""
+    test = "def test_real():\n    assert 1 + 1 == 3\n"
+    clean = {"tests/test_a.py": test, "tests/conftest.py": ""}
+    # Done from the test file itself here (the audit hook watches program source): only the code check can
+    # see it.
+    swap = (
+        "\n\ntest_real.__code__ = (lambda: None).__code__.replace(\n"
+        "    co_name='test_real', co_filename=test_real.__code__.co_filename,\n"
+        "    co_firstlineno=test_real.__code__.co_firstlineno)\n"
+    )
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "swap").mkdir()
+    assert _pytest_with_canary(tmp_path / "clean", clean, hidden="tests/test_a.py") == "failed"
+    swapped = {"tests/test_a.py": test + swap, "tests/conftest.py": ""}
+    assert _pytest_with_canary(tmp_path / "swap", swapped, hidden="tests/test_a.py") == "passed"

@@ -39,11 +39,6 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt-sql-fingerprint-lookup", _SQL): "answer lookup in SQL: a query that fingerprints the database and "
     "returns the hidden case's expected rows; SQL tasks have no canary and no semantic decoys yet",
-    ("rt2-py-ctypes-code-swap", _PY): "round-three red team: the listed tests' func_code slot rewritten "
-    "with ctypes right after their def (no __code__ assignment, no exec, no trace); decoys and canary "
-    "are other functions and fail honestly",
-    ("rt2-py-ctypes-code-swap", _TAP): "round-three red team: the same ctypes func_code swap in a Python "
-    "TAP task (the runner's modules found through GC generation 0)",
 }
 
 

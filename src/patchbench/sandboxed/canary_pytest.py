@@ -7,6 +7,10 @@ It also keeps the run's integrity record (see docs/design/integrity.md):
   swap restored before the canary still counts);
 * an audit hook (it cannot be removed) that notes code of the workspace, other than a test module or a
   conftest, calling ``sys.settrace``/``sys.setprofile`` or assigning a function's ``__code__``;
+* the hidden tests' own code, checked against a fresh compile of their files (plain, and as pytest's
+  assertion rewriter compiles them) after collection and at every test's teardown: a test function whose
+  code object was swapped in memory (``ctypes`` writing the function's code pointer needs no
+  ``__code__`` assignment) no longer runs a no-op unseen;
 * a stream (``PATCHBENCH_CANARY_STREAM``, opened append-only before any code under test is imported):
   one JSON line per test report as it happens, a ``tampered`` line when a check fails, and an ``end`` line
   with the JUnit report's SHA-256 once pytest has written it. The harness compares the JUnit report with
@@ -104,12 +108,91 @@ def _module(session, path):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
+    global _ITEMS, _CONFIG
     if not _NAME or not _FILE:
         return
     try:
         _add_canary(session, items)
     except Exception:  # never break the task's own run: a canary left out is calibrated as not run
         pass
+    try:
+        _ITEMS, _CONFIG = {i.nodeid: i for i in items}, config
+        _flag(_code_problems(items))
+    except Exception:
+        pass
+
+
+# -- the hidden tests' code is what their files say -------------------------------------------------------
+
+_ITEMS = {}
+_CONFIG = None
+_FRESH = {}
+
+
+def _fresh(path):
+    """``(co_name, co_firstlineno) -> {co_code}`` of every code object in a fresh compile of ``path``,
+    plain and rewritten as pytest's assertion rewriter does (None when it cannot be compiled)."""
+    if path in _FRESH:
+        return _FRESH[path]
+    out = {}
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+        tops = [compile(source, path, "exec", dont_inherit=True)]
+        try:
+            # as pytest's import hook compiles a test module (its private API moves between versions)
+            from _pytest.assertion import rewrite
+
+            if hasattr(rewrite, "_rewrite_test"):
+                tops.append(rewrite._rewrite_test(Path(path), _CONFIG)[1])
+            else:
+                import ast
+
+                tree = ast.parse(source, filename=path)
+                rewrite.rewrite_asserts(tree, source, path, _CONFIG)
+                tops.append(compile(tree, path, "exec", dont_inherit=True))
+        except Exception:
+            pass
+        stack = list(tops)
+        while stack:
+            code = stack.pop()
+            out.setdefault((code.co_name, code.co_firstlineno), set()).add(code.co_code)
+            stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
+    except Exception:
+        out = None
+    _FRESH[path] = out
+    return out
+
+
+def _code_problems(items):
+    """Hidden tests whose function's code claims their file but is not any code of it (compiled afresh)."""
+    problems = []
+    for item in items:
+        fn = getattr(item, "function", None)
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        # The file a function belongs to is its globals' (a swapped code object keeps the function's
+        # globals); a wrapper from a library (hypothesis...) has its library's globals and is skipped.
+        path = getattr(fn, "__globals__", {}).get("__file__")
+        if not isinstance(path, str) or not (path in _TESTS if _TESTS else _in_workspace_test(path)):
+            continue
+        fresh = _fresh(path)
+        if fresh is None:
+            continue
+        want = fresh.get((code.co_name, code.co_firstlineno))
+        if code.co_filename != path or want is None or code.co_code not in want:
+            problems.append(f"the code of {item.nodeid} is not its file's")
+    return problems
+
+
+def _in_workspace_test(path, _ws=_WORKSPACE, _base=os.path.basename):
+    name = _base(path)
+    return (
+        bool(_ws)
+        and path.startswith(_ws.rstrip("/") + "/")
+        and (name.startswith("test_") or name.endswith("_test.py"))
+    )
 
 
 def _add_canary(session, items):
@@ -282,11 +365,21 @@ def pytest_runtest_logreport(report):
     _emit({"t": "report", "id": report.nodeid, "when": report.when, "outcome": report.outcome})
     if report.when == "teardown":  # fixtures are finalised: a test's own monkeypatch is undone
         _flag(_compare())
+        item = _ITEMS.get(report.nodeid)
+        if item is not None:
+            try:
+                _flag(_code_problems([item]))
+            except Exception:
+                pass
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session):
     _flag(_compare())
+    try:
+        _flag(_code_problems(list(_ITEMS.values())))
+    except Exception:
+        pass
 
 
 @pytest.hookimpl(trylast=True)

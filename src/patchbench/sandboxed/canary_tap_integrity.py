@@ -4,13 +4,15 @@ Imported by the harness's ``sitecustomize`` before any code under test. Besides 
 (``print``, ``sys.stdout``, fd 1) when the canary asks, an audit hook (it cannot be removed) remembers
 code of the workspace's program source (not a hidden test file) that sets a trace or profile function,
 forks the process or assigns a function's ``__code__``: the tools of filters that restore the channel
-before the canary looks.
+before the canary looks. The functions of the hidden test files are checked against a fresh compile of
+those files: a code object swapped in memory (``ctypes``) is seen too.
 """
 
 import builtins
 import io
 import os
 import sys
+import types
 
 
 def _fd(n):
@@ -71,6 +73,49 @@ def _main_globals():
     return out
 
 
+def _fresh_codes(path):
+    """``(co_name, co_firstlineno) -> {co_code}`` of a fresh compile of ``path`` (None when impossible)."""
+    out = {}
+    try:
+        with open(path, "rb") as fh:
+            stack = [compile(fh.read(), path, "exec", dont_inherit=True)]
+        while stack:
+            code = stack.pop()
+            out.setdefault((code.co_name, code.co_firstlineno), set()).add(code.co_code)
+            stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
+    except Exception:
+        return None
+    return out
+
+
+def _test_code():
+    """Functions of the hidden test files whose code is none of their file's code, compiled afresh.
+
+    A function belongs to a file by its globals' ``__file__`` (a swapped code object keeps the function's
+    globals); runners load test modules without ``sys.modules`` (``spec_from_file_location``), so the
+    functions are found among the objects the collector tracks.
+    """
+    import gc
+
+    out = []
+    fresh = {}
+    for fn in gc.get_objects():
+        if type(fn) is not types.FunctionType:
+            continue
+        path = fn.__globals__.get("__file__")
+        if not isinstance(path, str) or os.path.abspath(path) not in _TESTS:
+            continue
+        code = fn.__code__
+        if path not in fresh:
+            fresh[path] = _fresh_codes(path)
+        want = fresh[path]
+        if want is None:
+            continue
+        if code.co_filename != path or code.co_code not in want.get((code.co_name, code.co_firstlineno), ()):
+            out.append(f"the code of {fn.__name__} in {os.path.basename(path)} is not its file's")
+    return out
+
+
 def tampered():
     """What now stands between the tests and fd 1 that did not at start-up, or was seen on the way
     (nothing when unsure)."""
@@ -79,6 +124,7 @@ def tampered():
         if builtins.print is not _PRINT:
             out.append("print replaced")
         out.extend(_main_globals())
+        out.extend(_test_code())
         if _FD1 is not None and _fd(1) != _FD1:
             out.append("fd 1 replaced")
         # a harness may re-wrap fd 1 (another encoding); anything but the plain io stack on fd 1 may not
