@@ -15,7 +15,7 @@ import os
 import posixpath
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -552,22 +552,7 @@ def _runs_canary(
         pass
     usable = False
     runs = False
-    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
-        if cand is None:
-            continue
-        v = _run(
-            task,
-            cand,
-            sandbox=sb,
-            config_policy=ConfigPolicy.STRIP,
-            cache_dir=cache_dir,
-            keep=False,
-            repos=repos,
-            network=network,
-            defences=None,
-            suspicious_policy=SuspiciousPolicy.REPORT,
-            calibrating=True,
-        )
+    for v in _calibration_runs(task, sb, cache_dir, repos, network):
         ran = bool(v.tests) or v.canary == CanaryState.FAILED.value
         if v.status in (Status.INFRA_ERROR, Status.BAD_TASK) or not ran:
             continue  # nothing ran: this run says nothing about the canary
@@ -580,6 +565,29 @@ def _runs_canary(
     _write_json(path, {"task": task.id, "runner": runner, "runs_canary": runs})
     log.info("canary calibration for %s: %s", task.id, "runs" if runs else "not run by the command")
     return runs
+
+
+def _calibration_runs(
+    task: Task, sb: Sandbox, cache_dir: Path | None, repos: Sequence[str | Path], network: bool
+) -> Iterator[Verdict]:
+    """The calibration runs, lazily: the untouched workspace, then gold when the task has a gold patch and
+    the caller reads on. They tell a task's own behaviour from a candidate's (and never calibrate in turn).
+    """
+    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
+        if cand is not None:
+            yield _run(
+                task,
+                cand,
+                sandbox=sb,
+                config_policy=ConfigPolicy.STRIP,
+                cache_dir=cache_dir,
+                keep=False,
+                repos=repos,
+                network=network,
+                defences=None,
+                suspicious_policy=SuspiciousPolicy.REPORT,
+                calibrating=True,
+            )
 
 
 def _command_broken(
@@ -603,25 +611,12 @@ def _command_broken(
             return False
     except (OSError, ResultParseError, ValueError, KeyError, TypeError):
         pass
-    for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
-        if cand is None:
-            continue
-        v = _run(
-            task,
-            cand,
-            sandbox=sb,
-            config_policy=ConfigPolicy.STRIP,
-            cache_dir=cache_dir,
-            keep=False,
-            repos=repos,
-            network=network,
-            defences=None,
-            suspicious_policy=SuspiciousPolicy.REPORT,
-            calibrating=True,
-        )
+    for v in _calibration_runs(task, sb, cache_dir, repos, network):
         if v.status is not Status.INFRA_ERROR:
             _write_json(path, {"task": task.id, "command_runs": True})
-            log.info("calibration for %s: the test command runs (%s: %s)", task.id, cand.name, v.status.value)
+            log.info(
+                "calibration for %s: the test command runs (%s: %s)", task.id, v.candidate, v.status.value
+            )
             return False
     return True
 
