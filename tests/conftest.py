@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 
 
@@ -22,3 +26,21 @@ def tap_task(
         fail_to_pass=f2p,
         pass_to_pass=p2p,
     )
+
+
+#: Git with a fixed identity and no system config: the repository tasks' tests build small repositories.
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    """``git ARGS`` in ``repo`` with :data:`GIT_ENV`; its standard output, stripped."""
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True, text=True
+    ).stdout.strip()

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import patchbench as pb
+from conftest import GIT_ENV
 from patchbench import Candidate, EnvSpec, FileEntry, Repository, Status, Task, TestCommand, TestSpec
 from patchbench.checkouts import RepoCache
 from patchbench.formats import write
-
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 BUGGY = "def scale(x):\n    return x * 2\n"
 FIXED = "def scale(x):\n    return x * 3\n"

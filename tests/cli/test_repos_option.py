@@ -8,27 +8,20 @@ the user to "Pass --repos DIR". ``audit`` had no ``--repos`` at all.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import GIT_ENV
+from conftest import git as _git
 from patchbench import EnvSpec, FileEntry, Repository, Task, TestCommand, TestSpec
 from patchbench.cli import app
 from patchbench.formats import write
 
 runner = CliRunner()
 
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 BUGGY = "def scale(x):\n    return x * 2\n"
 FIXED = "def scale(x):\n    return x * 3\n"
 HELPER = "from calc.core import scale\n\n\ndef triple_all(xs):\n    return [scale(x) for x in xs]\n"
@@ -45,12 +38,6 @@ GOLD = (
     "--- a/calc/core.py\n+++ b/calc/core.py\n@@ -1,2 +1,2 @@\n def scale(x):\n-    return x * 2\n"
     "+    return x * 3\n"
 )
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")

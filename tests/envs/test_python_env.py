@@ -16,18 +16,11 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
+from conftest import git as _git
 from patchbench import Candidate, FileEntry, Repository, Status, Task, TestCommand, TestSpec
 from patchbench.envs.python import PIP_SHIM_VERSION, PythonEnv, install_pip_shim, uv_binary
 from patchbench.task import EnvSpec
 
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 SETUP_PY = "from setuptools import setup\nsetup(name='{name}', version='1.0', packages=['{name}'])\n"
 BUGGY = "def halve(x):\n    return x // 3\n"
 GOLD = (
@@ -43,12 +36,6 @@ print(("ok" if ok else "not ok") + " 1 - installed")
 r = mainpkg.core.halve(10) == 5
 print(("ok" if r else "not ok") + " 2 - halves")
 """
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ registry: their setup commands check what they were given, then the tests run of
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,19 +17,11 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
+from conftest import GIT_ENV
 from patchbench import Candidate, Repository, Status, Task, TestCommand, TestSpec
 from patchbench.envs.java import JavaEnv, uses_maven
 from patchbench.task import EnvSpec
 from patchbench.workspace import copy_tree
-
-GIT_ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def _mirror(tmp: Path, name: str, files: dict[str, str]) -> tuple[Path, str]:
