@@ -103,9 +103,21 @@ def test_node_canary_uses_dynamic_import_valid_in_commonjs_and_esm() -> None:
     assert "import('node:test')" in added and "require(" not in added and "\nimport " not in added
 
 
-def test_runners_without_a_canary() -> None:
+def test_sql_case_files_get_a_canary_case_only_when_the_file_is_understood() -> None:
     task = _builtin("sql-activity-report-missing-members")
-    assert plan_canary("tap", task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
+    c = plan_canary("tap", task, task.hidden_tests, "n", workspace_dst="/w", harness_dst="/h")
+    assert c is not None and set(c.files) == {"tests/cases.json"} and c.token in c.files["tests/cases.json"]
+    odd = task.model_copy(
+        update={
+            "hidden_tests": tuple(
+                f
+                if not f.path.endswith(".json")
+                else f.model_copy(update={"content": '{"cases": [{"id": 1}]}'})
+                for f in task.hidden_tests
+            )
+        }
+    )
+    assert plan_canary("tap", odd, odd.hidden_tests, "n", workspace_dst="/w", harness_dst="/h") is None
 
 
 def test_junit_canary_is_a_method_of_the_hidden_test_class_but_not_in_a_multi_module_build() -> None:

@@ -16,17 +16,20 @@ import posixpath
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .canary import (
     CANARY_VERSION,
+    MAX_CONTROL_ROWS,
     STREAM_LIMIT,
     Canary,
     env_pytest_plugins,
     new_nonce,
+    original_rows,
     plan_canary,
+    probe_rows,
     stream_problems,
 )
 from .candidate import Candidate
@@ -149,9 +152,11 @@ def _run(
     defences: Defences | None,
     suspicious_policy: SuspiciousPolicy,
     calibrating: bool,
+    probe: _Probe | None = None,
 ) -> Verdict:
     """:func:`run`; ``calibrating`` is a calibration run of the unmodified task or its gold patch (see
-    :func:`_runs_canary` and :func:`_command_broken`), which never calibrates in turn."""
+    :func:`_runs_canary` and :func:`_command_broken`), which never calibrates in turn; ``probe`` (with
+    ``calibrating``) plants every control candidate and collects their results (:func:`_controls`)."""
     defences = defences or Defences()
     # What the run learns, phase by phase; every Verdict below is built from it (RunContext.verdict).
     ctx = RunContext(task.id, candidate.name, suspicious_policy)
@@ -234,6 +239,14 @@ def _run(
         else:
             inject_tests([f for f in task.hidden_tests if f.path not in applied.changed], ws)
         canary: Canary | None = None
+        controls: dict[str, Any] | None = None
+        if defences.canary and not calibrating and runner.name == "tap" and task.language == "sql":
+            # SQL case files: control cases whose expectations come from a calibration run of the gold
+            # patch (cached per task); planting is off for a task whose gold stops resolving with them.
+            record = _controls(task, sb, cache_dir, repos, network)
+            if record is not None and not record.get("plant", True):
+                defences = Defences(**{**defences.__dict__, "canary": False})
+            controls = (record or {}).get("controls")
         if defences.canary:
             canary = plan_canary(
                 runner.name,
@@ -249,6 +262,8 @@ def _run(
                     if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
                     else None
                 ),
+                sql_controls=controls,
+                probe=probe is not None,
             )
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
@@ -379,8 +394,16 @@ def _run(
 
         # 4. grade (the canary's own result is taken out first: the task's tests are graded alone)
         canary_state: CanaryState | None = None
+        control_results: dict[str, TestResult] = {}
         if canary is not None:
-            mine = [t for t in all_tests if canary.matches(t.id)]
+            control_results = {t.id: t for t in all_tests if t.id in canary.controls}
+            if probe is not None:
+                probe.results.update({canary.probes[t.id]: t for t in all_tests if t.id in canary.probes})
+            mine = [
+                t
+                for t in all_tests
+                if canary.matches(t.id) and t.id not in canary.controls and t.id not in canary.probes
+            ]
             all_tests = [t for t in all_tests if not canary.matches(t.id)]
             canary_state = (
                 CanaryState.MISSING
@@ -426,12 +449,33 @@ def _run(
                     "this task's test command does not run an injected canary test: a forged report "
                     "cannot be told from a real one for this task"
                 )
+        status, reason, reward = g.status, g.reason, g.reward
+        if canary is not None and canary.controls and g.status is Status.RESOLVED:
+            lost = [
+                c for c in canary.controls if not (c in control_results and control_results[c].outcome.ok)
+            ]
+            if lost:
+                # Every listed test passed, yet a control (a fail-to-pass test on a database it has never
+                # seen, expecting what the gold patch returns there) did not: the candidate answers the
+                # listed tests, not the task (answer lookup).
+                ctx.notes.extend(
+                    f"control {c}: {control_results[c].outcome.value if c in control_results else 'missing'}"
+                    for c in lost
+                )
+                status, reward = Status.UNRESOLVED, 0.0
+                reason = (
+                    f"{len(lost)} of {len(canary.controls)} control tests failed while every listed test "
+                    "passed: the same fail-to-pass checks on perturbed data, expecting what the gold patch "
+                    "returns there (answer lookup, or code that answers the listed tests only)"
+                )
+            else:
+                notes.append(f"control tests: {len(canary.controls)} planted, all passed")
         if keep:
             notes.append(f"run directory kept: {rundir}")
         return ctx.verdict(
-            g.status,
-            g.reason,
-            reward=g.reward,
+            status,
+            reason,
+            reward=reward,
             pass_ratio=g.pass_ratio,
             fail_to_pass=g.fail_to_pass,
             pass_to_pass=g.pass_to_pass,
@@ -530,6 +574,78 @@ def _stream_check(name: str, rdir: Path, uid: int | None, runner: Any, parsed: T
     )
 
 
+@dataclass
+class _Probe:
+    """What a probing calibration run collects: each planted control candidate's result, by key."""
+
+    results: dict[str, TestResult] = field(default_factory=dict)
+
+
+#: Bumped whenever control planting or calibration changes, so cached records are not reused.
+CONTROLS_VERSION = "1"
+
+
+def _controls(
+    task: Task,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+) -> dict[str, Any] | None:
+    """The calibrated control cases of a SQL task: ``{"plant": bool, "controls": {key: {"rows": gold's
+    rows, "informative": the buggy code fails it, "differs": the rows are not the original case's}}}``,
+    cached by task content. None when the calibration could not run (an infrastructure fault: not cached).
+
+    The gold patch runs once with every control candidate planted (expecting no rows, so its report shows
+    what gold returns on each perturbed database), then the untouched task does: a candidate becomes a
+    control when gold returns rows for it, and is *informative* when the buggy code returns others. When
+    the gold patch does not resolve with the planted cases, nothing is planted for this task.
+    """
+    body = f"{task.model_dump_json()}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}"
+    key = hashlib.sha256(body.encode()).hexdigest()[:32]
+    path = (cache_dir or default_cache_dir()) / "canary" / f"controls-{key}.json"
+    try:
+        cached = json.loads(read_untrusted(path, root=path.parent, limit=16 << 20))
+        if isinstance(cached, dict) and isinstance(cached.get("controls"), dict):
+            return cached
+    except (OSError, ResultParseError, ValueError):
+        pass
+    if not task.gold_patch:
+        return {"plant": True, "controls": {}}  # nothing to calibrate against: the canary case only
+    runs: dict[str, _Probe] = {}
+    for name, cand in (("gold", Candidate.gold()), ("buggy", Candidate.empty())):
+        runs[name] = _Probe()
+        v = _calibration_run(task, cand, sb, cache_dir, repos, network, probe=runs[name])
+        if v.status is Status.INFRA_ERROR:
+            log.info("control calibration for %s: %s run failed (%s)", task.id, name, v.reason)
+            return None
+        if name == "gold" and v.status is not Status.RESOLVED:
+            record: dict[str, Any] = {"task": task.id, "plant": False, "controls": {}}
+            _write_json(path, record)
+            log.info("control calibration for %s: gold does not resolve with planted cases", task.id)
+            return record
+    found: dict[str, Any] = {}
+    for k, result in runs["gold"].results.items():
+        rows = [] if result.outcome.ok else probe_rows(result.message)
+        if not rows or len(rows) > MAX_CONTROL_ROWS:
+            continue  # nothing returned (a lookup returns nothing too), or the rows could not be read
+        buggy = runs["buggy"].results.get(k)
+        brows = None if buggy is None else [] if buggy.outcome.ok else probe_rows(buggy.message)
+        found[k] = {
+            "rows": rows,
+            "informative": brows is None or _multiset(brows) != _multiset(rows),
+            "differs": _multiset(rows) != _multiset(original_rows(task, k) or []),
+        }
+    record = {"task": task.id, "plant": True, "controls": found}
+    _write_json(path, record)
+    log.info("control calibration for %s: %d controls", task.id, len(found))
+    return record
+
+
+def _multiset(rows: Sequence[Any]) -> list[str]:
+    return sorted(json.dumps(r, sort_keys=True) for r in rows)
+
+
 def _runs_canary(
     task: Task,
     runner: str,
@@ -575,19 +691,34 @@ def _calibration_runs(
     """
     for cand in (Candidate.empty(), Candidate.gold() if task.gold_patch else None):
         if cand is not None:
-            yield _run(
-                task,
-                cand,
-                sandbox=sb,
-                config_policy=ConfigPolicy.STRIP,
-                cache_dir=cache_dir,
-                keep=False,
-                repos=repos,
-                network=network,
-                defences=None,
-                suspicious_policy=SuspiciousPolicy.REPORT,
-                calibrating=True,
-            )
+            yield _calibration_run(task, cand, sb, cache_dir, repos, network)
+
+
+def _calibration_run(
+    task: Task,
+    cand: Candidate,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+    probe: _Probe | None = None,
+) -> Verdict:
+    """One calibration run: every defence on, configuration stripped, nothing kept, never calibrating
+    in turn."""
+    return _run(
+        task,
+        cand,
+        sandbox=sb,
+        config_policy=ConfigPolicy.STRIP,
+        cache_dir=cache_dir,
+        keep=False,
+        repos=repos,
+        network=network,
+        defences=None,
+        suspicious_policy=SuspiciousPolicy.REPORT,
+        calibrating=True,
+        probe=probe,
+    )
 
 
 def _command_broken(

@@ -36,10 +36,7 @@ _TS = "ts-aggregate-replay-field-reset"
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: See docs/design/integrity.md ("Classes, layers and what is still open").
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    ("rt-sql-fingerprint-lookup", _SQL): "answer lookup in SQL: a query that fingerprints the database and "
-    "returns the hidden case's expected rows; SQL tasks have no canary and no semantic decoys yet",
-}
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _builtin() -> list[pb.Task]:

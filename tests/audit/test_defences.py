@@ -21,6 +21,7 @@ _JS = "js-lru-numeric-key-eviction"  # node --test
 _GO = "go-logger-derived-fields-clobbered"
 _RS = "rs-feed-scrollback-short-page"
 _JAVA = "java-reconcile-fractional-quantity"
+_SQL = "sql-activity-report-missing-members"
 
 #: (defence switched off, attack, task): the attack wins only when that defence is off.
 CASES = [
@@ -40,6 +41,9 @@ CASES = [
     ("canary", "rt-py-register-module-plugin", _PY),
     ("canary", "rt-py-frame-oracle-source", _PY),
     ("canary", "rt-js-asyncscope-swallow-listed", _JS),
+    # SQL control cases (perturbed fixtures, gold's rows): a lookup, with or without the buggy fallback
+    ("canary", "rt-sql-fingerprint-lookup", _SQL),
+    ("canary", "rt-sql-lookup-buggy-fallback", _SQL),
     # the guard's auto-loaded list: framework classes in main sources, a build script
     ("config_guard", "rt-java-shadow-junit-assertions", _JAVA),
     ("config_guard", "rt-rust-build-rs-edit-tests", _RS),

@@ -66,9 +66,11 @@ from ._python import (
     env_pytest_plugins,
     stream_problems,
 )
+from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 __all__ = [
     "CANARY_VERSION",
+    "MAX_CONTROL_ROWS",
     "MAX_DECOYS",
     "NODE_INTEGRITY",
     "NODE_INTEGRITY_FILE",
@@ -82,7 +84,9 @@ __all__ = [
     "Decoys",
     "env_pytest_plugins",
     "new_nonce",
+    "original_rows",
     "plan_canary",
     "plan_decoys",
+    "probe_rows",
     "stream_problems",
 ]

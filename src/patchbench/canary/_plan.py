@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..task import FileEntry, Task
 from ._base import (
@@ -23,6 +24,7 @@ from ._python import (
     _pytest,
     _tap_python,
 )
+from ._sql import plan_sql
 
 
 def plan_canary(
@@ -36,6 +38,8 @@ def plan_canary(
     read: Callable[[str], str | None] | None = None,
     reports_dst: str | None = None,
     env_plugins: Sequence[str] | None = None,
+    sql_controls: Mapping[str, Mapping[str, Any]] | None = None,
+    probe: bool = False,
 ) -> Canary | None:
     """The canary for one run, or None when this runner/task gets none.
 
@@ -51,10 +55,22 @@ def plan_canary(
         env_plugins: the modules of the environment's ``pytest11`` entry points (:func:`env_pytest_plugins`):
             given, pytest's plugin auto-loading is turned off and these are loaded by ``-p`` instead; None
             leaves auto-loading on (the environment could not be read).
+        sql_controls: SQL case files: the calibrated control cases (:func:`plan_sql`).
+        probe: SQL case files, calibration only: plant every control candidate as a probe.
     """
     commands = " ".join(c.display() for c in task.test.commands)
     if runner == "pytest":
         return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst, reports_dst, env_plugins)
+    if runner == "tap" and task.language == "sql":
+        sql = plan_sql(task, tests, nonce, controls=sql_controls, probe=probe)
+        if sql is None:
+            return None
+        return Canary(
+            token=sql.canary,
+            files={sql.path: sql.text},
+            controls=sql.controls,
+            probes=dict(sql.probes or {}),
+        )
     if runner == "tap" and task.language == "python":
         return _tap_python(tests, nonce, harness_dst, workspace_dst, task)
     if runner == "node-test":

@@ -1,0 +1,186 @@
+"""SQL case files: the canary case, control cases (perturbed fixtures, gold's rows) and their calibration."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import patchbench as pb
+from patchbench.canary._sql import cases_file, plan_sql, probe_cases, probe_rows
+from patchbench.runners import choose_runner
+from patchbench.runners._base import RunOutput
+from patchbench.task import FileEntry
+
+_SQL = "sql-activity-report-missing-members"
+
+
+def _task() -> pb.Task:
+    return next(t for t in pb.load("builtin").tasks if t.id == _SQL)
+
+
+def _rng(seed: int = 7) -> random.Random:
+    return random.Random(seed)
+
+
+def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() -> None:
+    task = _task()
+    found = cases_file(task, task.hidden_tests)
+    assert found is not None
+    path, doc = found
+    assert path == "tests/cases.json"
+    probes = probe_cases(task, doc)
+    bases = {k.split("#")[0] for k in probes}
+    assert bases == set(task.fail_to_pass)
+    for key, case in probes.items():
+        assert "name" not in case and "expect" not in case
+        assert case["ordered"] is False  # compared as a multiset: an order the task leaves open never fails
+        assert all(not isinstance(i, str) for i in case["fixtures"])  # named fixtures written out
+        original = next(c for c in doc["cases"] if c["name"] == key.split("#")[0])
+        assert case["query"] == original["query"] and case.get("params") == original.get("params")
+    # one row fewer than the case's own database in every "drop" probe
+    count = lambda fx: sum(len(i.get("rows", [])) for i in fx)  # noqa: E731
+    for key, case in probes.items():
+        original = next(c for c in doc["cases"] if c["name"] == key.split("#")[0])
+        named = doc["fixtures"]
+        full = [x for f in original["fixtures"] for x in (named[f] if isinstance(f, str) else [f])]
+        assert count(case["fixtures"]) == count(full) - ("#drop" in key)
+
+
+def test_planted_cases_keep_the_file_valid_and_draw_names_like_the_tasks_own() -> None:
+    task = _task()
+    controls = {
+        k: {"rows": [[1]], "informative": True, "differs": True}
+        for k in probe_cases(task, cases_file(task, task.hidden_tests)[1])
+    }  # type: ignore[index]
+    plan = plan_sql(task, task.hidden_tests, "abcdef012345", controls=controls, rng=_rng())  # type: ignore[arg-type]
+    assert plan is not None
+    doc = json.loads(plan.text)
+    names = [c["name"] for c in doc["cases"]]
+    assert len(names) == len(set(names)) == 10 + 3 + 1
+    assert len(plan.controls) == 3
+    # three distinct fail-to-pass cases, each name a variant of one of them, no harness marker in any
+    assert {n.rsplit("_", 1)[0] for n in plan.controls} <= set(task.fail_to_pass)
+    assert len({n.rsplit("_", 1)[0] for n in plan.controls}) == 3
+    assert not any("pb" in n or "canary" in n for n in [*plan.controls, plan.canary])
+    canary = next(c for c in doc["cases"] if c["name"] == plan.canary)
+    assert canary["expect"]["rows"] == [[2]] and canary["sql"] == "SELECT 1 AS n"
+
+
+def test_the_sqltap_runner_reads_a_planted_file_and_runs_every_planted_case(tmp_path: Path) -> None:
+    """The real sqltap script, on the gold workspace with probes planted: every probe is reported, and the
+    rows of a failing probe are read back from its diagnostic exactly as the query returns them."""
+    task = _task()
+    plan = plan_sql(task, task.hidden_tests, "abcdef012345", probe=True, rng=_rng())
+    assert plan is not None and plan.probes
+    ws = tmp_path / "ws"
+    root = Path(pb.__file__).parent / "data/hardbug/tasks" / _SQL
+    subprocess.run(["cp", "-r", str(root / "fixed"), str(ws)], check=True)
+    (ws / "tests").mkdir()
+    for f in task.hidden_tests:
+        (ws / f.path).write_text(f.content)
+    (ws / plan.path).write_text(plan.text)
+    out = subprocess.run(
+        [sys.executable, "tests/sqltap.py"], cwd=ws, capture_output=True, text=True, check=False
+    )
+    runner = choose_runner(task.test)
+    parsed = runner.parse(RunOutput(out.stdout, out.stderr, out.returncode, tmp_path, None))
+    by_id = {t.id: t for t in parsed.tests}
+    assert set(plan.probes) <= set(by_id)
+    assert not by_id[plan.canary].outcome.ok
+    read = {plan.probes[n]: probe_rows(by_id[n].message) for n in plan.probes if not by_id[n].outcome.ok}
+    assert sum(rows is not None for rows in read.values()) >= 15
+    for n in plan.probes:  # what is not read is a database the schema refuses (a loan's member dropped)
+        if plan.probes[n] in read and read[plan.probes[n]] is None:
+            assert "FOREIGN KEY constraint failed" in (by_id[n].message or "")
+    # a "rev" probe holds the same rows as the case itself: gold's answer is the case's expectation
+    doc = json.loads(plan.text)
+    for key, rows in read.items():
+        if key.endswith("#rev"):
+            case = next(c for c in doc["cases"] if c["name"] == key.split("#")[0])
+            assert sorted(map(json.dumps, rows or [])) == sorted(map(json.dumps, case["expect"]["rows"]))
+
+
+@pytest.mark.parametrize(
+    ("message", "rows"),
+    [
+        ('expected 0 rows, got 2\n---\nactual:\n  - [1, "a"]\n  - [2, null]\n...', [[1, "a"], [2, None]]),
+        ("message\nactual: []\n", []),
+        ("rows\nactual:\n  - [1]\n  # ... 30 more\n", None),  # cut short: unusable
+        ("fixture item 2 (loans) failed: FOREIGN KEY constraint failed", None),  # no query ran
+        ("actual:\n  - [1]\n  - [2" + "…", None),  # the message itself was cut
+        (None, None),
+    ],
+)
+def test_probe_rows(message: str | None, rows: list[object] | None) -> None:
+    assert probe_rows(message) == rows
+
+
+def test_a_cases_file_with_keys_it_does_not_know_gets_nothing_planted() -> None:
+    task = _task()
+    tests = [
+        f
+        if f.path != "tests/cases.json"
+        else FileEntry(path=f.path, content=json.dumps({**json.loads(f.content), "engine": "postgres"}))
+        for f in task.hidden_tests
+    ]
+    assert plan_sql(task, tests, "abcdef012345") is None
+
+
+@pytest.mark.slow
+def test_a_harness_that_refuses_planted_cases_turns_planting_off_and_gold_still_resolves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never at the cost of a gold patch: a TAP script that bails out on any case it does not know makes the
+    gold calibration run fail with the planted cases, so nothing is planted for the task (cached)."""
+    monkeypatch.setenv("PATCHBENCH_CACHE", str(tmp_path / "cache"))
+    task = _task()
+    names = [
+        c["name"]
+        for c in json.loads(next(f for f in task.hidden_tests if f.path.endswith(".json")).content)["cases"]
+    ]
+    strict = FileEntry(
+        path="tests/strict.py",
+        content=(
+            "import json, subprocess, sys\n"
+            f"known = set({names!r})\n"
+            "names = {c['name'] for c in json.load(open('tests/cases.json'))['cases']}\n"
+            "if names - known:\n"
+            "    print('TAP version 13'); print('Bail out! unknown cases'); sys.exit(2)\n"
+            "sys.exit(subprocess.call([sys.executable, 'tests/sqltap.py']))\n"
+        ),
+    )
+    test = task.test.model_copy(
+        update={
+            "commands": (task.test.commands[0].model_copy(update={"argv": ("python", "tests/strict.py")}),)
+        }
+    )
+    task = task.model_copy(update={"hidden_tests": (*task.hidden_tests, strict), "test": test})
+    v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path / "cache")
+    assert v.status is pb.Status.RESOLVED, v.reason
+    assert v.canary is None
+    records = list((tmp_path / "cache" / "canary").glob("controls-*.json"))
+    assert [json.loads(r.read_text())["plant"] for r in records] == [False]
+
+
+@pytest.mark.slow
+def test_an_alternative_correct_query_passes_the_controls(tmp_path: Path) -> None:
+    """Controls expect gold's rows on perturbed data: a correct fix written differently from gold (correlated
+    subqueries instead of the join) must still resolve."""
+    task = _task()
+    window = "l.member_id = m.id AND l.out_on > date(:as_of, '-365 days') AND l.out_on <= :as_of"
+    alt = (
+        "SELECT m.id AS member_id, m.name, COALESCE(m.branch, '(online)') AS branch,\n"
+        f" (SELECT COUNT(*) FROM loans l WHERE {window}) AS loans,\n"
+        f" (SELECT COUNT(*) FROM loans l WHERE {window} AND l.returned_on > l.due_on) AS late_returns,\n"
+        f" (SELECT COUNT(*) FROM loans l WHERE {window} AND l.condition = 'damaged') AS damaged_returns,\n"
+        f" (SELECT MAX(l.out_on) FROM loans l WHERE {window}) AS last_loan_on\n"
+        "FROM members AS m WHERE m.suspended = 0 ORDER BY loans DESC, m.name, m.id;\n"
+    )
+    v = pb.run(task, pb.Candidate.files({"queries/member_activity.sql": alt}), cache_dir=tmp_path)
+    assert v.status is pb.Status.RESOLVED, v.reason
+    assert "control tests: 3 planted, all passed" in v.notes
