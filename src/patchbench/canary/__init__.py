@@ -32,9 +32,12 @@ go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' pac
 cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
 junit           a failing ``@Test`` method (JUnit 5 or 4) added to the primary class of a hidden test file;
                 none in a multi-module Maven build (a failing module stops the modules after it)
+tap (SQL)       a failing case added to the hidden cases file (the ``sqltap`` format only), with *control*
+                cases: fail-to-pass cases on perturbed fixtures expecting what the gold patch returns there
+                (calibrated once per task), against answer lookup (:mod:`patchbench.canary._sql`)
 ==============  ==========================================================================================
 
-Other runners (Jest/Vitest/Mocha, SQL case files, script verifiers) get no canary yet. Planting never
+Other runners (Jest/Vitest/Mocha, other SQL harnesses, script verifiers) get no canary yet. Planting never
 touches test data (fixtures, snapshots, compile-fail cases) and never a file that does not belong to
 the runner's framework.
 
