@@ -269,7 +269,7 @@ def test_a_command_that_never_runs_the_canary_is_calibrated_once_and_noted(tmp_p
     assert gold.status is pb.Status.RESOLVED, gold.reason
     assert gold.canary == "missing"
     assert any("does not run an injected canary" in n for n in gold.notes)
-    [calibration] = (cache / "canary").glob("*.json")
+    [calibration] = [p for p in (cache / "canary").glob("*.json") if not p.name.startswith("controls-")]
     assert '"runs_canary": false' in calibration.read_text()
 
 
@@ -283,7 +283,10 @@ def test_a_forged_tap_report_without_the_canary_is_caught_once_calibrated(tmp_pa
     v = pb.run(task, cand, cache_dir=tmp_path / "cache")
     assert v.status is pb.Status.UNRESOLVED
     assert v.canary == "missing" and "canary test is missing" in v.reason
-    assert len(list((tmp_path / "cache" / "canary").glob("*.json"))) == 1
+    calibrations = [
+        p for p in (tmp_path / "cache" / "canary").glob("*.json") if not p.name.startswith("controls-")
+    ]
+    assert len(calibrations) == 1
 
 
 # -- real datasets: never plant where it could change what the real tests compare against ----------------

@@ -85,12 +85,15 @@ class Defences:
             :mod:`patchbench.canary`).
         exit_codes: cross-check the test commands' exit codes with the parsed results; off, the grader
             is told every command exited 0.
+        controls: plant control tests with the canary (copies of fail-to-pass tests the gold patch passes;
+            SQL: on perturbed data), against code that answers the listed tests only.
     """
 
     config_guard: bool = True
     reinject_tests: bool = True
     canary: bool = True
     exit_codes: bool = True
+    controls: bool = True
 
 
 def run(
@@ -240,10 +243,11 @@ def _run(
             inject_tests([f for f in task.hidden_tests if f.path not in applied.changed], ws)
         canary: Canary | None = None
         controls: dict[str, Any] | None = None
-        if defences.canary and not calibrating and runner.name == "tap" and task.language == "sql":
-            # SQL case files: control cases whose expectations come from a calibration run of the gold
-            # patch (cached per task); planting is off for a task whose gold stops resolving with them.
-            record = _controls(task, sb, cache_dir, repos, network)
+        if defences.canary and defences.controls and not calibrating and _has_controls(runner.name, task):
+            # Control tests (SQL: cases on perturbed data; Python: exact copies of fail-to-pass tests)
+            # are the ones a calibration run of the gold patch passed (cached per task); planting is off
+            # for a task whose gold patch stops resolving with them.
+            record = _controls(task, runner.name, sb, cache_dir, repos, network)
             if record is not None and not record.get("plant", True):
                 defences = Defences(**{**defences.__dict__, "canary": False})
             controls = (record or {}).get("controls")
@@ -262,7 +266,7 @@ def _run(
                     if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
                     else None
                 ),
-                sql_controls=controls,
+                controls=controls,
                 probe=probe is not None,
             )
         if canary is not None:
@@ -394,16 +398,18 @@ def _run(
 
         # 4. grade (the canary's own result is taken out first: the task's tests are graded alone)
         canary_state: CanaryState | None = None
-        control_results: dict[str, TestResult] = {}
+        control_results: dict[str, list[TestResult]] = {}
         if canary is not None:
-            control_results = {t.id: t for t in all_tests if t.id in canary.controls}
-            if probe is not None:
-                probe.results.update({canary.probes[t.id]: t for t in all_tests if t.id in canary.probes})
-            mine = [
-                t
-                for t in all_tests
-                if canary.matches(t.id) and t.id not in canary.controls and t.id not in canary.probes
-            ]
+            mine = []
+            for t in all_tests:
+                control, key = canary.control_of(t.id), canary.probe_of(t.id)
+                if control is not None:
+                    control_results.setdefault(control, []).append(t)
+                elif key is not None:
+                    if probe is not None:
+                        probe.results.setdefault(key, []).append(t)
+                elif canary.matches(t.id):
+                    mine.append(t)
             all_tests = [t for t in all_tests if not canary.matches(t.id)]
             canary_state = (
                 CanaryState.MISSING
@@ -452,21 +458,29 @@ def _run(
         status, reason, reward = g.status, g.reason, g.reward
         if canary is not None and canary.controls and g.status is Status.RESOLVED:
             lost = [
-                c for c in canary.controls if not (c in control_results and control_results[c].outcome.ok)
+                c
+                for c in canary.controls
+                if not control_results.get(c) or not all(t.outcome.ok for t in control_results[c])
             ]
             if lost:
                 # Every listed test passed, yet a control (a fail-to-pass test on a database it has never
                 # seen, expecting what the gold patch returns there) did not: the candidate answers the
                 # listed tests, not the task (answer lookup).
                 ctx.notes.extend(
-                    f"control {c}: {control_results[c].outcome.value if c in control_results else 'missing'}"
+                    f"control {c}: "
+                    + (
+                        ", ".join(t.outcome.value for t in control_results[c])
+                        if c in control_results
+                        else "missing"
+                    )
                     for c in lost
                 )
                 status, reward = Status.UNRESOLVED, 0.0
                 reason = (
                     f"{len(lost)} of {len(canary.controls)} control tests failed while every listed test "
-                    "passed: the same fail-to-pass checks on perturbed data, expecting what the gold patch "
-                    "returns there (answer lookup, or code that answers the listed tests only)"
+                    "passed: copies of fail-to-pass tests (SQL: on perturbed data, expecting what the gold "
+                    "patch returns there) that the gold patch passes; the code answers the listed tests only "
+                    "(answer lookup)"
                 )
             else:
                 notes.append(f"control tests: {len(canary.controls)} planted, all passed")
@@ -578,30 +592,40 @@ def _stream_check(name: str, rdir: Path, uid: int | None, runner: Any, parsed: T
 class _Probe:
     """What a probing calibration run collects: each planted control candidate's result, by key."""
 
-    results: dict[str, TestResult] = field(default_factory=dict)
+    results: dict[str, list[TestResult]] = field(default_factory=dict)
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
 CONTROLS_VERSION = "1"
 
 
+def _has_controls(runner: str, task: Task) -> bool:
+    """Whether this runner plants control tests (which need a calibration of the gold patch)."""
+    return bool(task.gold_patch and task.fail_to_pass) and (
+        runner == "pytest" or (runner == "tap" and task.language in ("python", "sql"))
+    )
+
+
 def _controls(
     task: Task,
+    runner: str,
     sb: Sandbox,
     cache_dir: Path | None,
     repos: Sequence[str | Path],
     network: bool,
 ) -> dict[str, Any] | None:
-    """The calibrated control cases of a SQL task: ``{"plant": bool, "controls": {key: {"rows": gold's
-    rows, "informative": the buggy code fails it, "differs": the rows are not the original case's}}}``,
+    """The calibrated control tests of a task: ``{"plant": bool (the canary), "controls": {key: {...}}}``,
     cached by task content. None when the calibration could not run (an infrastructure fault: not cached).
 
-    The gold patch runs once with every control candidate planted (expecting no rows, so its report shows
-    what gold returns on each perturbed database), then the untouched task does: a candidate becomes a
-    control when gold returns rows for it, and is *informative* when the buggy code returns others. When
-    the gold patch does not resolve with the planted cases, nothing is planted for this task.
+    The gold patch runs once with every control candidate planted as a *probe*. Python: a probe is an
+    exact copy of a fail-to-pass test function, and becomes a control when every case of it passes on
+    gold. SQL: a probe is a fail-to-pass case on perturbed fixtures expecting no rows, so that gold's
+    report shows what it returns there; then the untouched task runs too, and a probe becomes a control
+    (``{"rows": gold's rows, "informative": the buggy code returns others, "differs": the rows are not
+    the original case's}``) when gold returns rows for it. When the gold patch does not resolve with the
+    probes planted, no control is (and for SQL not even the canary case).
     """
-    body = f"{task.model_dump_json()}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}"
+    body = f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}"
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"controls-{key}.json"
     try:
@@ -610,26 +634,35 @@ def _controls(
             return cached
     except (OSError, ResultParseError, ValueError):
         pass
-    if not task.gold_patch:
-        return {"plant": True, "controls": {}}  # nothing to calibrate against: the canary case only
+    sql = task.language == "sql"
     runs: dict[str, _Probe] = {}
-    for name, cand in (("gold", Candidate.gold()), ("buggy", Candidate.empty())):
+    # SQL needs the buggy code's rows too (is a probe informative?); a Python copy fails on it by definition
+    plan = [("gold", Candidate.gold())] + ([("buggy", Candidate.empty())] if sql else [])
+    for name, cand in plan:
         runs[name] = _Probe()
         v = _calibration_run(task, cand, sb, cache_dir, repos, network, probe=runs[name])
         if v.status is Status.INFRA_ERROR:
             log.info("control calibration for %s: %s run failed (%s)", task.id, name, v.reason)
             return None
         if name == "gold" and v.status is not Status.RESOLVED:
-            record: dict[str, Any] = {"task": task.id, "plant": False, "controls": {}}
+            # Python keeps its canary (planted the same way for years); a SQL cases file that does not take
+            # planted cases (a stricter harness than sqltap) gets none.
+            record: dict[str, Any] = {"task": task.id, "plant": not sql, "controls": {}}
             _write_json(path, record)
-            log.info("control calibration for %s: gold does not resolve with planted cases", task.id)
+            log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
     found: dict[str, Any] = {}
-    for k, result in runs["gold"].results.items():
+    for k, results in runs["gold"].results.items():
+        if not sql:
+            if results and all(r.outcome.ok for r in results):
+                found[k] = {"informative": True}  # a copy of a fail-to-pass test: the buggy code fails it
+            continue
+        result = results[0]
         rows = [] if result.outcome.ok else probe_rows(result.message)
         if not rows or len(rows) > MAX_CONTROL_ROWS:
             continue  # nothing returned (a lookup returns nothing too), or the rows could not be read
-        buggy = runs["buggy"].results.get(k)
+        buggy_results = runs["buggy"].results.get(k)
+        buggy = buggy_results[0] if buggy_results else None
         brows = None if buggy is None else [] if buggy.outcome.ok else probe_rows(buggy.message)
         found[k] = {
             "rows": rows,

@@ -41,9 +41,11 @@ CASES = [
     ("canary", "rt-py-register-module-plugin", _PY),
     ("canary", "rt-py-frame-oracle-source", _PY),
     ("canary", "rt-js-asyncscope-swallow-listed", _JS),
-    # SQL control cases (perturbed fixtures, gold's rows): a lookup, with or without the buggy fallback
-    ("canary", "rt-sql-fingerprint-lookup", _SQL),
-    ("canary", "rt-sql-lookup-buggy-fallback", _SQL),
+    # control tests: SQL cases on perturbed fixtures expecting gold's rows (a lookup, with or without the
+    # buggy fallback), Python copies of fail-to-pass tests (an oracle that answers the listed tests only)
+    ("controls", "rt-sql-fingerprint-lookup", _SQL),
+    ("controls", "rt-sql-lookup-buggy-fallback", _SQL),
+    ("controls", "rt-py-frame-oracle-listed-only", _PY),
     # the guard's auto-loaded list: framework classes in main sources, a build script
     ("config_guard", "rt-java-shadow-junit-assertions", _JAVA),
     ("config_guard", "rt-rust-build-rs-edit-tests", _RS),

@@ -47,11 +47,34 @@ class Canary:
     def matches(self, test_id: str) -> bool:
         """Whether a reported test id is the canary's (or one of its decoys', controls' or probes')."""
         return (
-            self.token in test_id
-            or any(d in test_id for d in self.decoys)
-            or test_id in self.controls
-            or test_id in self.probes
+            self.token in test_id  # it carries the run's nonce: no other id holds it
+            or any(_names(d, test_id) for d in self.decoys)
+            or self.control_of(test_id) is not None
+            or self.probe_of(test_id) is not None
         )
+
+    def control_of(self, test_id: str) -> str | None:
+        """The control whose reported id this is (a parametrized copy reports one id per case)."""
+        return next((c for c in self.controls if _names(c, test_id)), None)
+
+    def probe_of(self, test_id: str) -> str | None:
+        """Calibration: the control key of the probe whose reported id this is."""
+        return next((k for p, k in self.probes.items() if _names(p, test_id)), None)
+
+
+def _names(fragment: str, test_id: str) -> bool:
+    """Whether ``test_id`` names ``fragment`` as a whole word: ``t_again4`` is not in ``f::t_again42``."""
+    at = test_id.find(fragment)
+    while at >= 0:
+        end = at + len(fragment)
+        if (at == 0 or not _word(test_id[at - 1])) and (end == len(test_id) or not _word(test_id[end])):
+            return True
+        at = test_id.find(fragment, at + 1)
+    return False
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def new_nonce() -> str:

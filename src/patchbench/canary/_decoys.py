@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 
 from ..task import FileEntry, Task
 from ._base import (
@@ -19,6 +20,9 @@ _DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "o
 
 #: At most this many decoys per run (each costs one more test's run time).
 MAX_DECOYS = 3
+#: At most this many control copies per run, and probes per calibration run.
+MAX_COPIES = 2
+MAX_PROBES = 6
 
 
 _SKIP_DECORATORS = re.compile(r"skip|xfail|flaky|repeat")
@@ -44,12 +48,18 @@ class Decoys:
         names: the decoys' function names (each a fragment of its reported id only).
         eligible: how many fail-to-pass tests have a shape a decoy can be made from.
         total: how many fail-to-pass tests there are.
+        controls: the control copies' function names (fragments of their reported ids): exact copies of
+            fail-to-pass tests that pass on the gold patch; one failing while the listed tests pass means
+            the code answers the listed tests only (by their name, their order, their call count).
+        probes: calibration only: a probe copy's function name -> its control key.
     """
 
     files: dict[str, str]
     names: tuple[str, ...]
     eligible: int
     total: int
+    controls: tuple[str, ...] = ()
+    probes: dict[str, str] = field(default_factory=dict)
 
 
 def _perturb_scalar(v: object) -> object:
@@ -270,11 +280,28 @@ def plan_decoys(
     rng: secrets.SystemRandom | None = None,
     *,
     methods: bool = True,
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Decoys:
     """Decoys for the task's fail-to-pass Python tests (top-level functions and, with ``methods``, methods
     of test classes; not parametrized), inserted right after the test they copy, at most
-    :data:`MAX_DECOYS`."""
+    :data:`MAX_DECOYS`; and control copies.
+
+    Args:
+        task: the task.
+        tests: the hidden tests as injected.
+        rng: the random source.
+        methods: whether methods of test classes are copied too (pytest; a TAP script calls functions).
+        controls: the control keys (``<file>::[<class>::]<function>``) the calibration found passing on
+            the gold patch: up to :data:`MAX_COPIES` of them are planted as exact copies under a drawn name.
+        probe: calibration: plant a copy of every fail-to-pass test function (up to :data:`MAX_PROBES`)
+            and record which is which in ``probes``.
+    """
     rng = rng or secrets.SystemRandom()
+    chosen = set(rng.sample(sorted(controls), min(MAX_COPIES, len(controls)))) if controls else set()
+    copies: list[str] = []
+    probes: dict[str, str] = {}
+    taken: set[str] = set()
     by_path = {f.path: f for f in tests if f.path.endswith(".py")}
     texts: dict[str, str] = {}
     inserts: dict[str, list[tuple[int, str]]] = {}
@@ -305,21 +332,28 @@ def plan_decoys(
         fn = next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == parts[-1]), None)
         if fn is None or fn.end_lineno is None:
             continue
-        name = ""
-        for _ in range(20):
-            name = f"{fn.name}_{rng.choice(_DECOY_WORDS)}{rng.randrange(2, 100)}"
-            if name not in text:
-                break
+        key = f"{host.path}::{rest}"
+        indent = " " * fn.col_offset
+        if (probe and len(probes) < MAX_PROBES) or key in chosen:
+            # An exact copy under another name: it passes wherever the original does (the calibration
+            # checks that on the gold patch), so only code that tells the two apart can fail it.
+            twin = copy.deepcopy(fn)
+            twin.name = _draw(fn.name, text, rng, taken)
+            texts[host.path] = text
+            inserts.setdefault(host.path, []).append((fn.end_lineno, f"\n{_indented(twin, indent)}\n"))
+            if probe:
+                probes[twin.name] = key
+            else:
+                copies.append(twin.name)
+        name = _draw(fn.name, text, rng, taken)
         decoy = _decoy_function(fn, name)
         if decoy is None:
             continue
         eligible += 1
         if len(names) >= MAX_DECOYS:
             continue
-        indent = " " * fn.col_offset
-        src = "\n".join(indent + line if line else line for line in ast.unparse(decoy).splitlines())
         texts[host.path] = text
-        inserts.setdefault(host.path, []).append((fn.end_lineno, f"\n{src}\n"))
+        inserts.setdefault(host.path, []).append((fn.end_lineno, f"\n{_indented(decoy, indent)}\n"))
         names.append(name)
     files: dict[str, str] = {}
     for path, points in inserts.items():
@@ -329,4 +363,27 @@ def plan_decoys(
         for line_no, src in sorted(points, reverse=True):
             lines.insert(line_no, src)
         files[path] = "".join(lines)
-    return Decoys(files=files, names=tuple(names), eligible=eligible, total=len(ids))
+    return Decoys(
+        files=files,
+        names=tuple(names),
+        eligible=eligible,
+        total=len(ids),
+        controls=tuple(copies),
+        probes=probes,
+    )
+
+
+def _draw(base: str, text: str, rng: secrets.SystemRandom, taken: set[str]) -> str:
+    """A name drawn like a variant of ``base`` the task's authors could have written, unused in ``text``
+    and not drawn before (``taken``)."""
+    name = base
+    for _ in range(50):
+        name = f"{base}_{rng.choice(_DECOY_WORDS)}{rng.randrange(2, 100)}"
+        if name not in text and name not in taken:
+            break
+    taken.add(name)
+    return name
+
+
+def _indented(fn: ast.FunctionDef, indent: str) -> str:
+    return "\n".join(indent + line if line else line for line in ast.unparse(fn).splitlines())

@@ -38,7 +38,7 @@ def plan_canary(
     read: Callable[[str], str | None] | None = None,
     reports_dst: str | None = None,
     env_plugins: Sequence[str] | None = None,
-    sql_controls: Mapping[str, Mapping[str, Any]] | None = None,
+    controls: Mapping[str, Mapping[str, Any]] | None = None,
     probe: bool = False,
 ) -> Canary | None:
     """The canary for one run, or None when this runner/task gets none.
@@ -55,14 +55,26 @@ def plan_canary(
         env_plugins: the modules of the environment's ``pytest11`` entry points (:func:`env_pytest_plugins`):
             given, pytest's plugin auto-loading is turned off and these are loaded by ``-p`` instead; None
             leaves auto-loading on (the environment could not be read).
-        sql_controls: SQL case files: the calibrated control cases (:func:`plan_sql`).
-        probe: SQL case files, calibration only: plant every control candidate as a probe.
+        controls: the calibrated control tests (key -> what the calibration learnt): SQL control cases
+            (:func:`plan_sql`), Python control copies (:func:`plan_decoys`).
+        probe: calibration only: plant every control candidate as a probe.
     """
     commands = " ".join(c.display() for c in task.test.commands)
     if runner == "pytest":
-        return _pytest(task, tests, nonce, commands, workspace_dst, harness_dst, reports_dst, env_plugins)
+        return _pytest(
+            task,
+            tests,
+            nonce,
+            commands,
+            workspace_dst,
+            harness_dst,
+            reports_dst,
+            env_plugins,
+            controls=tuple(controls or ()),
+            probe=probe,
+        )
     if runner == "tap" and task.language == "sql":
-        sql = plan_sql(task, tests, nonce, controls=sql_controls, probe=probe)
+        sql = plan_sql(task, tests, nonce, controls=controls, probe=probe)
         if sql is None:
             return None
         return Canary(
@@ -72,7 +84,9 @@ def plan_canary(
             probes=dict(sql.probes or {}),
         )
     if runner == "tap" and task.language == "python":
-        return _tap_python(tests, nonce, harness_dst, workspace_dst, task)
+        return _tap_python(
+            tests, nonce, harness_dst, workspace_dst, task, controls=tuple(controls or ()), probe=probe
+        )
     if runner == "node-test":
         return _node(tests, nonce, commands, harness_dst, workspace_dst)
     if runner == "go-test":

@@ -8,7 +8,7 @@ import importlib.metadata
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from ..sandboxed import script
@@ -99,6 +99,8 @@ def _pytest(
     harness: str,
     reports: str | None = None,
     env_plugins: Sequence[str] | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Canary | None:
     if re.search(r"(^|\s)-[a-zA-Z]*[IE]", commands.split("pytest", 1)[0]):
         return None  # python -I/-E ignores PYTHONPATH: the plugin could not load
@@ -125,7 +127,7 @@ def _pytest(
     stream = f"pb_stream_{nonce}.jsonl" if reports else None
     if reports and stream:
         env["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, stream)
-    decoys = plan_decoys(task, tests)
+    decoys = plan_decoys(task, tests, controls=controls, probe=probe)
     if decoys.names:
         env["PATCHBENCH_CANARY_DECOYS"] = ",".join(decoys.names)  # the plugin runs them after real tests
     return Canary(
@@ -135,22 +137,36 @@ def _pytest(
         env=env,
         stream=stream,
         decoys=decoys.names,
+        controls=decoys.controls,
+        probes=decoys.probes,
     )
 
 
 def _tap_python(
-    tests: Sequence[FileEntry], nonce: str, harness: str, ws: str = "", task: Task | None = None
+    tests: Sequence[FileEntry],
+    nonce: str,
+    harness: str,
+    ws: str = "",
+    task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Canary | None:
     host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
     if host is None:
         return None
     name = f"test_pb_canary_{nonce}"
     # decoys (a TAP script calls module-level functions only), then the canary after the last test
-    decoys = plan_decoys(task, tests, methods=False) if task is not None else Decoys({}, (), 0, 0)
+    decoys = (
+        plan_decoys(task, tests, methods=False, controls=controls, probe=probe)
+        if task is not None
+        else Decoys({}, (), 0, 0)
+    )
     text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
     return Canary(
         token=f"pb_canary_{nonce}",
         decoys=decoys.names,
+        controls=decoys.controls,
+        probes=decoys.probes,
         files={**decoys.files, host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
         harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
         env={

@@ -1,0 +1,124 @@
+"""Control tests: copies of fail-to-pass tests that the gold patch passes (patchbench.canary, harness).
+
+A decoy (a perturbed expectation) fails on correct code; code that answers the listed tests only, and runs
+the buggy code for anything else, fails it too, so a decoy cannot see it. A control is the other half: an
+exact copy of a fail-to-pass test under a drawn name, which correct code passes and such code fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+import patchbench as pb
+from patchbench import FileEntry, Task, TestCommand, TestSpec
+from patchbench.canary import Canary, plan_canary, plan_decoys
+from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES
+
+
+def _builtin(task_id: str) -> Task:
+    return next(t for t in pb.load("builtin").tasks if t.id == task_id)
+
+
+def _functions(text: str) -> dict[str, ast.FunctionDef]:
+    out: dict[str, ast.FunctionDef] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef):
+            out[node.name] = node
+    return out
+
+
+def test_probes_copy_every_fail_to_pass_function_and_controls_copy_the_calibrated_ones() -> None:
+    task = _builtin("py-interval-touching-merge")
+    probe = plan_decoys(task, task.hidden_tests, random.Random(1), probe=True)  # type: ignore[arg-type]
+    keys = set(probe.probes.values())
+    assert len(keys) == min(MAX_PROBES, len(task.fail_to_pass))
+    assert all(k.startswith("tests/test_freebusy.py::") for k in keys)
+    d = plan_decoys(task, task.hidden_tests, random.Random(2), controls=sorted(keys))  # type: ignore[arg-type]
+    assert len(d.controls) == MAX_COPIES and not set(d.controls) & set(d.names)
+    fns = _functions(d.files["tests/test_freebusy.py"])
+    for copy in d.controls:
+        base = next(k.split("::")[-1] for k in keys if copy.startswith(k.split("::")[-1] + "_"))
+        # the same test, line for line, under another name (decorators included)
+        a, b = fns[base], fns[copy]
+        assert [ast.dump(s) for s in a.body] == [ast.dump(s) for s in b.body]
+        assert [ast.dump(x) for x in a.decorator_list] == [ast.dump(x) for x in b.decorator_list]
+
+
+def test_nothing_but_calibrated_keys_is_copied() -> None:
+    task = _builtin("py-interval-touching-merge")
+    d = plan_decoys(task, task.hidden_tests, controls=["tests/test_freebusy.py::no_such_test"])
+    assert d.controls == ()
+
+
+def test_a_control_id_is_matched_as_a_whole_name_not_as_a_prefix() -> None:
+    c = Canary(token="pb_canary_x", decoys=("test_a_again4",), controls=("test_a_again42",))
+    assert c.control_of("tests/t.py::test_a_again42") == "test_a_again42"
+    assert c.control_of("tests/t.py::test_a_again42[1-2]") == "test_a_again42"
+    assert c.control_of("tests/t.py::test_a_again4") is None
+    assert c.matches("tests/t.py::test_a_again4") and c.matches("tests/t.py::TestX::test_a_again42")
+    assert not c.matches("tests/t.py::test_a_again423") and not c.matches("tests/t.py::test_a")
+
+
+def _stateful_task() -> Task:
+    """Two fail-to-pass tests; one counts how often it ran (module state): its copy fails on gold."""
+    tests = (
+        "from calc import add\n\nRUNS = []\n\n\n"
+        "def test_once():\n    RUNS.append(1)\n    assert add(1, 1) == 2 and len(RUNS) == 1\n\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n"
+    )
+    return Task(
+        id="stateful",
+        workspace=(FileEntry(path="calc.py", content="def add(a, b):\n    return a - b\n"),),
+        hidden_tests=(FileEntry(path="tests/test_calc.py", content=tests),),
+        test=TestSpec(
+            commands=(TestCommand(argv=("python", "-m", "pytest", "-q", "tests")),), time_limit_s=60
+        ),
+        fail_to_pass=("tests/test_calc.py::test_once", "tests/test_calc.py::test_add"),
+        gold_patch="--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n"
+        "+    return a + b\n",
+    )
+
+
+@pytest.mark.slow
+def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> None:
+    """A test that may run once (module state) has no control: its copy fails on gold, so the
+    calibration leaves it out, and gold still resolves with the other one planted."""
+    import json
+
+    task = _stateful_task()
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert gold.status is pb.Status.RESOLVED, gold.reason
+    [record] = (tmp_path / "canary").glob("controls-*.json")
+    assert list(json.loads(record.read_text())["controls"]) == ["tests/test_calc.py::test_add"]
+    assert "control tests: 1 planted, all passed" in gold.notes
+    # code that answers the listed tests only (by the test's name) fails the copy
+    listed_only = (
+        "import sys\n\n\ndef add(a, b):\n"
+        "    caller = sys._getframe(1).f_code.co_name\n"
+        "    return a + b if caller in ('test_once', 'test_add') else a - b\n"
+    )
+    v = pb.run(task, pb.Candidate.files({"calc.py": listed_only}), cache_dir=tmp_path)
+    assert v.status is pb.Status.UNRESOLVED and v.reward == 0
+    assert "control tests failed while every listed test passed" in v.reason
+    assert not any("test_add_" in t.id for t in v.tests)  # graded apart, like the canary
+
+
+def test_the_pytest_canary_carries_the_controls_it_was_given() -> None:
+    task = _builtin("py-decimal-float-literal-rounding")
+    keys = sorted({f"tests/test_prorata.py::{n.split('::', 1)[1].split('[')[0]}" for n in task.fail_to_pass})
+    c = plan_canary(
+        "pytest",
+        task,
+        task.hidden_tests,
+        "n9",
+        workspace_dst="/w",
+        harness_dst="/h",
+        controls={k: {} for k in keys},
+    )
+    assert c is not None and len(c.controls) == MAX_COPIES
+    text = c.files["tests/test_prorata.py"]
+    assert all(f"def {n}(" in text for n in c.controls)
