@@ -15,7 +15,7 @@ import os
 import posixpath
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -460,7 +460,9 @@ def _run(
             lost = [
                 c
                 for c in canary.controls
-                if not control_results.get(c) or not all(t.outcome.ok for t in control_results[c])
+                if not _control_passed(
+                    control_results.get(c, []), (controls or {}).get(canary.control_keys.get(c, ""))
+                )
             ]
             if lost:
                 # Every listed test passed, yet a control (a fail-to-pass test on a database it has never
@@ -596,7 +598,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "1"
+CONTROLS_VERSION = "2"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -652,10 +654,19 @@ def _controls(
             log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
     found: dict[str, Any] = {}
+    listed = set(task.fail_to_pass)
     for k, results in runs["gold"].results.items():
         if not sql:
-            if results and all(r.outcome.ok for r in results):
-                found[k] = {"informative": True}  # a copy of a fail-to-pass test: the buggy code fails it
+            # A copy of a fail-to-pass test function: the cases of it gold passes (a parametrized function
+            # may have cases outside the task's lists that fail even on gold), restricted to the listed
+            # ones when the lists name its cases. The buggy code fails those by definition.
+            fn = k.split("::", 1)[-1]
+            cases = {_case(r.id) for r in results if r.outcome.ok}
+            named = {c for c in cases if any(i.endswith(f"{fn}{c}") for i in listed)}
+            if any(f"{fn}[" in i for i in listed):
+                cases = named
+            if cases:
+                found[k] = {"informative": True, "params": sorted(cases)}
             continue
         result = results[0]
         rows = [] if result.outcome.ok else probe_rows(result.message)
@@ -673,6 +684,23 @@ def _controls(
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))
     return record
+
+
+def _case(test_id: str) -> str:
+    """The parameter part of a reported id (``[a-1]``), empty when there is none."""
+    at = test_id.find("[")
+    return test_id[at:] if at >= 0 and test_id.endswith("]") else ""
+
+
+def _control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:
+    """Whether a control passed: every case of it the calibration kept was reported, and passed."""
+    params = (learnt or {}).get("params")
+    if isinstance(params, list):
+        wanted = set(params)
+        results = [t for t in results if _case(t.id) in wanted]
+        if {_case(t.id) for t in results} != wanted:
+            return False
+    return bool(results) and all(t.outcome.ok for t in results)
 
 
 def _multiset(rows: Sequence[Any]) -> list[str]:

@@ -110,7 +110,13 @@ def test_layered_defences_each_stop_the_attack_alone(
 def test_every_defence_is_exercised() -> None:
     exercised = {d for d, _, _ in CASES} | {d for ds, _, _ in LAYERED for d in ds}
     assert exercised == set(Defences.__dataclass_fields__)
-    assert set(Defences.__dataclass_fields__) == {"canary", "config_guard", "reinject_tests", "exit_codes"}
+    assert set(Defences.__dataclass_fields__) == {
+        "canary",
+        "config_guard",
+        "reinject_tests",
+        "exit_codes",
+        "controls",
+    }
 
 
 def test_gold_still_resolves_with_every_defence_on() -> None:

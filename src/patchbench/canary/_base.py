@@ -33,6 +33,7 @@ class Canary:
             from the gold patch) and fail on the buggy code, so one failing or missing while the listed
             tests pass means the candidate answers the listed tests only (answer lookup).
         probes: calibration runs only: a planted probe's reported id -> its control key.
+        control_keys: a control's reported id -> its control key (what the calibration learnt of it).
     """
 
     token: str
@@ -43,6 +44,7 @@ class Canary:
     decoys: tuple[str, ...] = ()
     controls: tuple[str, ...] = ()
     probes: dict[str, str] = field(default_factory=dict)
+    control_keys: dict[str, str] = field(default_factory=dict)
 
     def matches(self, test_id: str) -> bool:
         """Whether a reported test id is the canary's (or one of its decoys', controls' or probes')."""

@@ -52,6 +52,7 @@ class Decoys:
             fail-to-pass tests that pass on the gold patch; one failing while the listed tests pass means
             the code answers the listed tests only (by their name, their order, their call count).
         probes: calibration only: a probe copy's function name -> its control key.
+        control_keys: a control copy's function name -> its control key.
     """
 
     files: dict[str, str]
@@ -60,6 +61,7 @@ class Decoys:
     total: int
     controls: tuple[str, ...] = ()
     probes: dict[str, str] = field(default_factory=dict)
+    control_keys: dict[str, str] = field(default_factory=dict)
 
 
 def _perturb_scalar(v: object) -> object:
@@ -302,6 +304,7 @@ def plan_decoys(
     copies: list[str] = []
     probes: dict[str, str] = {}
     taken: set[str] = set()
+    control_keys: dict[str, str] = {}
     by_path = {f.path: f for f in tests if f.path.endswith(".py")}
     texts: dict[str, str] = {}
     inserts: dict[str, list[tuple[int, str]]] = {}
@@ -345,6 +348,7 @@ def plan_decoys(
                 probes[twin.name] = key
             else:
                 copies.append(twin.name)
+                control_keys[twin.name] = key
         name = _draw(fn.name, text, rng, taken)
         decoy = _decoy_function(fn, name)
         if decoy is None:
@@ -370,6 +374,7 @@ def plan_decoys(
         total=len(ids),
         controls=tuple(copies),
         probes=probes,
+        control_keys=control_keys,
     )
 
 

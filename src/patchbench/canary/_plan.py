@@ -82,6 +82,7 @@ def plan_canary(
             files={sql.path: sql.text},
             controls=sql.controls,
             probes=dict(sql.probes or {}),
+            control_keys=dict(sql.control_keys or {}),
         )
     if runner == "tap" and task.language == "python":
         return _tap_python(

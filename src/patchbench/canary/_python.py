@@ -139,6 +139,7 @@ def _pytest(
         decoys=decoys.names,
         controls=decoys.controls,
         probes=decoys.probes,
+        control_keys=decoys.control_keys,
     )
 
 
@@ -167,6 +168,7 @@ def _tap_python(
         decoys=decoys.names,
         controls=decoys.controls,
         probes=decoys.probes,
+        control_keys=decoys.control_keys,
         files={**decoys.files, host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
         harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
         env={

@@ -62,6 +62,7 @@ class SqlPlan:
         canary: the canary case's name (it always fails).
         controls: the control cases' names (they pass on correct code).
         probes: calibration only: planted case name -> control key.
+        control_keys: a control case's name -> its control key.
     """
 
     path: str
@@ -69,6 +70,7 @@ class SqlPlan:
     canary: str
     controls: tuple[str, ...] = ()
     probes: Mapping[str, str] | None = None
+    control_keys: Mapping[str, str] | None = None
 
 
 def cases_file(task: Task, tests: Sequence[FileEntry]) -> tuple[str, dict[str, Any]] | None:
@@ -202,6 +204,7 @@ def plan_sql(
     added: list[dict[str, Any]] = []
     names: list[str] = []
     probes: dict[str, str] = {}
+    keyed: dict[str, str] = {}
     if probe:
         for key, case in probe_cases(task, doc).items():
             name = f"pb_probe_{nonce}_{len(probes)}"
@@ -220,6 +223,7 @@ def plan_sql(
         for k in chosen:
             name = _draw(k.split("#")[0], taken, rng)
             names.append(name)
+            keyed[name] = k
             added.append({**candidates[k], "name": name, "expect": {"rows": controls[k]["rows"]}})
     # The canary: an inline query whose one row can never be the expected one.
     added.append({"name": canary, "sql": "SELECT 1 AS n", "ordered": True, "expect": {"rows": [[2]]}})
@@ -231,6 +235,7 @@ def plan_sql(
         canary=canary,
         controls=tuple(names),
         probes=probes if probe else None,
+        control_keys=keyed,
     )
 
 
