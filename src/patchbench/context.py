@@ -41,6 +41,7 @@ class RunContext:
         apply_method / changed_files / config_files_blocked / suspicious: how the candidate was applied,
             what it changed, the test configuration restored or rejected, the static screen's findings.
         exit_codes / stdout_tail / stderr_tail: the commands run so far and the end of the last one's output.
+        decoys / controls: the semantic canaries planted (see :class:`patchbench.verdict.Verdict`).
     """
 
     task_id: str
@@ -58,6 +59,8 @@ class RunContext:
     config_files_blocked: tuple[str, ...] = ()
     suspicious: tuple[Finding, ...] = ()
     exit_codes: list[int | None] = field(default_factory=list)
+    decoys: int = 0
+    controls: int = 0
     stdout_tail: str = ""
     stderr_tail: str = ""
 
@@ -102,6 +105,8 @@ class RunContext:
             env_key=self.env_key,
             env_cache_hit=self.env_cache_hit,
             sandbox=self.sandbox,
+            decoys=self.decoys,
+            controls=self.controls,
             notes=tuple(self.notes),
             durations=durations,
             stdout_tail=self.stdout_tail,

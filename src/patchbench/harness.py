@@ -271,6 +271,7 @@ def _run(
             )
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
+            ctx.decoys, ctx.controls = len(canary.decoys), len(canary.controls)
         durations.workspace_s = time.monotonic() - tw
 
         # 3. test commands

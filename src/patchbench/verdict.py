@@ -110,6 +110,9 @@ class Verdict(BaseModel):
         tests: every test result reported (the run's canary test is not among them).
         canary: what the report said of the run's canary test (``failed`` as it must, ``passed``:
             tampered results, ``missing``); None when the run planted none (see :mod:`patchbench.canary`).
+        decoys / controls: the semantic canaries the run planted beside the canary (graded apart like
+            it): decoys fail on correct code, controls pass on it (copies of fail-to-pass tests the gold
+            patch passes; SQL: on perturbed data). 0 where the task's tests have no shape for them.
         build_error: the compiler's or collector's message when the code under test did not build (the
             verdict is then unresolved); None otherwise.
         runner: the runner that parsed the results.
@@ -139,6 +142,8 @@ class Verdict(BaseModel):
     pass_to_pass: tuple[TestCheck, ...] = ()
     tests: tuple[TestResult, ...] = ()
     canary: CanaryState | None = None
+    decoys: int = 0
+    controls: int = 0
     build_error: str | None = None
     runner: str | None = None
     exit_codes: tuple[int | None, ...] = ()

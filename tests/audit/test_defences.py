@@ -49,8 +49,6 @@ CASES = [
     # the guard's auto-loaded list: framework classes in main sources, a build script
     ("config_guard", "rt-java-shadow-junit-assertions", _JAVA),
     ("config_guard", "rt-rust-build-rs-edit-tests", _RS),
-    # the test-configuration guard: a conftest.py that no-ops the listed tests (and leaves the canary)
-    ("config_guard", "py-conftest-targeted-pass", _PY),
     # re-injecting the hidden tests: the candidate's own trivially passing copies of them
     ("reinject_tests", "tests-rewrite-hidden", _PY),
     ("reinject_tests", "tests-rewrite-hidden", _TAP),
@@ -90,6 +88,9 @@ LAYERED = [
     # stopped by a third layer too, the report is incomplete without the canary: the battery shows them)
     (("canary", "exit_codes"), "rt-tap-fd-filter-restored", _TAP),
     (("canary", "exit_codes"), "rt-rust-ctor-fd-filter", _RS),
+    # a conftest.py that no-ops the listed tests (and leaves the canary): the guard restores it; without
+    # the guard, the control copies of the listed tests (other names) still fail on the buggy code
+    (("config_guard", "controls"), "py-conftest-targeted-pass", _PY),
 ]
 
 

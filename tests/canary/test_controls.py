@@ -95,6 +95,7 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     [record] = (tmp_path / "canary").glob("controls-*.json")
     assert list(json.loads(record.read_text())["controls"]) == ["tests/test_calc.py::test_add"]
     assert "control tests: 1 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (1, 1)  # the verdict says what was planted (test_add has both)
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"

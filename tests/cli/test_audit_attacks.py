@@ -139,9 +139,12 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
         "gold_resolved": 1,
         "gold_lost": 1,
         "canary": {"none": 2},
+        "tasks_with_decoys": 0,
+        "tasks_with_controls": 0,
         "by_status": {"resolved": 1, "unresolved": 1},
     }
     assert "## Canary coverage" in md
+    assert "| task | canary | decoys | controls |" in md
     assert AttackReport.model_validate(data) == report
 
 

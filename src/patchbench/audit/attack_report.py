@@ -48,6 +48,8 @@ def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
         "gold_resolved": len(report.gold) - gold_lost,
         "gold_lost": gold_lost,
         "canary": dict(sorted(Counter(_coverage(g.canary) for g in report.gold).items())),
+        "tasks_with_decoys": sum(g.decoys > 0 for g in report.gold),
+        "tasks_with_controls": sum(g.controls > 0 for g in report.gold),
         "by_status": dict(sorted(by_status.items())),
     }
 
@@ -120,12 +122,19 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
             "",
             "Whether each task's test command runs the harness's canary (a test that always fails), from its "
             "gold run: `runs` (forged or tampered reports are caught), `not-run` (a forged report cannot be "
-            "told from a real one for this task), `none` (this runner plants no canary).",
+            "told from a real one for this task), `none` (this runner plants no canary). Beside it, the "
+            "semantic canaries against answer lookup the gold run planted: *decoys* (a fail-to-pass test "
+            "with a perturbed expectation: correct code fails it, an oracle that answers every check passes "
+            "it) and *controls* (a copy of a fail-to-pass test the gold patch passes, SQL: on perturbed "
+            "data: correct code passes it, code that answers the listed tests only fails it). 0: the "
+            "task's tests have no shape for them, and that kind of answer lookup goes unseen there.",
             "",
-            "| task | canary |",
-            "| --- | --- |",
+            "| task | canary | decoys | controls |",
+            "| --- | --- | ---: | ---: |",
         ]
-        lines += [f"| {_cell(g.task)} | {_coverage(g.canary)} |" for g in report.gold]
+        lines += [
+            f"| {_cell(g.task)} | {_coverage(g.canary)} | {g.decoys} | {g.controls} |" for g in report.gold
+        ]
     lines += [
         "",
         "## Every attack × task",

@@ -59,6 +59,9 @@ class GoldResult(BaseModel):
         canary: what the gold run's report said of the canary (``failed``: the task's command runs it, so
             forged or tampered reports are caught; ``missing``: it does not; None: this runner plants
             none; see :mod:`patchbench.canary`).
+        decoys / controls: the semantic canaries the gold run planted (0: the task's tests have no shape
+            for them): decoys catch an oracle answering every check, controls one answering the listed
+            tests only.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -69,6 +72,8 @@ class GoldResult(BaseModel):
     resolved: bool
     reason: str = ""
     canary: str | None = None
+    decoys: int = 0
+    controls: int = 0
 
 
 class AttackReport(BaseModel):
@@ -188,6 +193,8 @@ def run_attacks(
             resolved=v.status is Status.RESOLVED and v.reward == 1.0,
             reason=v.reason,
             canary=v.canary,
+            decoys=v.decoys,
+            controls=v.controls,
         )
         for t, v in zip(gold_tasks, verdicts[len(runnable) :], strict=True)
     )
