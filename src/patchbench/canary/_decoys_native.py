@@ -24,6 +24,7 @@ Gold safety comes first, so anything this module is not sure of gets no decoy:
 
 from __future__ import annotations
 
+import random
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
@@ -54,8 +55,8 @@ class _Found:
 
 # -- literals --------------------------------------------------------------------------------------------
 
-_INT = re.compile(r"^([1-9][0-9_]*|0)([A-Za-z]\w*)?$")
-_FLOAT = re.compile(r"^([0-9]+)\.([0-9]+)([A-Za-z]\w*)?$")
+_INT = re.compile(r"^([1-9][0-9_]*|0)(u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|L|l|n)?$")
+_FLOAT = re.compile(r"^([0-9]+)\.([0-9]+)(f32|f64|f|F|d|D)?$")
 
 
 def _perturb_string_body(body: str) -> str | None:
@@ -162,8 +163,10 @@ def _const(node: Node, lang: _Lang, src: bytes) -> bool:
         if node.child_by_field_name("body") is not None or node.child_by_field_name("type_arguments"):
             return False
         obj = node.child_by_field_name("object")
-        if obj is not None and obj.type not in ("identifier", "field_access", "scoped_identifier"):
-            return False
+        if node.type == "method_invocation" and (
+            obj is None or not re.fullmatch(r"([a-z_][\w]*\.)*[A-Z]\w*", _t(src, obj))
+        ):
+            return False  # a class's static factory (List.of, BigDecimal.valueOf), not a variable's method
         args = node.child_by_field_name("arguments")
         return args is not None and all(_const(a, lang, src) for a in _named(args))
     if node.type == "composite_literal":  # Go: the type is not a value
@@ -769,7 +772,7 @@ def plan_native_decoys(
     language: str,
     task: Task,
     tests: Sequence[FileEntry],
-    rng: secrets.SystemRandom | None = None,
+    rng: random.Random | None = None,
     *,
     junit: str = "5",
 ) -> Decoys:
@@ -854,7 +857,7 @@ def _fresh_name(
     lang: _Lang,
     base: str,
     hit: _Found,
-    rng: secrets.SystemRandom,
+    rng: random.Random,
     all_text: str,
     known: Sequence[str],
     taken: Sequence[str],
