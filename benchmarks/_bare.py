@@ -10,7 +10,7 @@ from pathlib import Path
 
 import patchbench as pb
 from patchbench.envs import Prepared, env_for
-from patchbench.harness import BASE_PATH
+from patchbench.envs._exec import BASE_PATH
 from patchbench.repos import prepare_tree
 from patchbench.sandbox import get_sandbox
 from patchbench.workspace import Baseline, apply_patch, clear_dir, inject_tests

@@ -584,19 +584,21 @@ def _go_uses(
         for name in _go_declared(n, src) + [h for h in heads if n.type == "for_statement"]:
             declared[name] = declared.get(name, 0) + 1
 
+    reads: dict[str, list[int]] = {}  # identifier -> where it is read (a struct literal's field name is not)
+    for n in _walk(found.body):
+        if n.type != "identifier":
+            continue
+        parent = n.parent
+        if parent is not None and parent.type == "literal_element" and parent.parent is not None:
+            kv = parent.parent
+            if kv.type == "keyed_element" and kv.named_children and kv.named_children[0].id == parent.id:
+                continue
+        reads.setdefault(_t(src, n), []).append(n.start_byte)
+
     def unused(name: str, after: int) -> bool:
         if declared.get(name, 0) != 1:
             return True
-        for n in _walk(found.body):
-            if n.type != "identifier" or not after <= n.start_byte < check.end_byte or _t(src, n) != name:
-                continue
-            parent = n.parent
-            if parent is not None and parent.type == "literal_element" and parent.parent is not None:
-                kv = parent.parent
-                if kv.type == "keyed_element" and kv.named_children and kv.named_children[0].id == parent.id:
-                    continue  # a struct literal's field name, not the variable
-            return False
-        return True
+        return not any(after <= at < check.end_byte for at in reads.get(name, ()))
 
     for block, stmt, _ in path:
         for prior in _statements(block):
@@ -701,12 +703,18 @@ def _js_tests(src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found]]
 
 def _java_tests(src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found]]:
     """``Class#method`` of every method annotated plainly ``@Test`` in a (possibly nested) class."""
-    for cls in _walk(root):
-        if cls.type != "class_declaration":
-            continue
+    # classes sit at the top or in class bodies: no need to walk into methods
+    classes = [c for c in root.named_children if c.type == "class_declaration"]
+    while classes:
+        cls = classes.pop(0)
+        body = cls.child_by_field_name("body")
+        classes += [
+            c for c in (body.named_children if body is not None else []) if c.type == "class_declaration"
+        ]
         cname, cbody = cls.child_by_field_name("name"), cls.child_by_field_name("body")
         if cname is None or cbody is None:
             continue
+        classes += [c for c in cbody.named_children if c.type == "class_declaration"]
         for m in cbody.named_children:
             if m.type != "method_declaration":
                 continue
