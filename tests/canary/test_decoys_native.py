@@ -259,6 +259,12 @@ class CartTest {
     }
 
     @Test
+    void named() {
+        assertThat(new Cart().name()).as("name").isEqualTo("basket");
+        assertThat(new Cart().name()).isEqualTo("basket");
+    }
+
+    @Test
     void tolerance() {
         assertEquals(0.5, new Cart().ratio(), 0.75);
     }
@@ -282,15 +288,20 @@ def test_junit_decoy_is_a_method_of_the_same_class_that_runs_after_its_tests() -
         "java",
         "src/test/java/shop/CartTest.java",
         JAVA,
-        ["shop.CartTest#totals", "shop.CartTest#tolerance", "shop.CartTest#inTry"],
+        ["shop.CartTest#totals", "shop.CartTest#tolerance", "shop.CartTest#inTry", "shop.CartTest#named"],
         ("mvn", "test"),
     )
     text, names = _plan("java", task)
     # not the tolerance form (a third number), not inside a try (a cut catch may not compile)
-    [name] = names
+    name, assertj = names
+    # AssertJ: assertThat(X).isEqualTo(LIT), not with a description chained between (kept as it is)
+    copied = text[text.index(f"void {assertj}()") :]
+    kept = 'as("name").isEqualTo("basket");\n'
+    assert kept + '        assertThat(new Cart().name()).isEqualTo("baskex");\n    }' in copied
     decoy = text[text.index(f"void {name}()") :]
     assert 'assertEquals(List.of("tex", "mug"), c.items());\n    }' in decoy and "c.total" not in decoy
-    assert all(_java_hash(name) > _java_hash(m) for m in ("totals", "tolerance", "inTry"))
+    tests = ("totals", "tolerance", "inTry", "named")
+    assert all(_java_hash(n) > _java_hash(m) for n in names for m in tests)
 
 
 def test_builtin_tasks_get_decoys_from_their_fail_to_pass_tests_in_the_canarys_files() -> None:

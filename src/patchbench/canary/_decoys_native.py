@@ -336,14 +336,16 @@ def _js_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int
 
 def _java_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int, str] | None:
     """``assertEquals(LIT, X)`` (``Assertions.``/``Assert.`` or statically imported); JUnit 5 may add a
-    message (a string or a lambda), nothing else (a third number is a tolerance)."""
+    message (a string or a lambda), nothing else (a third number is a tolerance). AssertJ's
+    ``assertThat(X).isEqualTo(LIT)`` too."""
     if stmt.type != "expression_statement" or not stmt.named_children:
         return None
     call = stmt.named_children[0]
-    if (
-        call.type != "method_invocation"
-        or _t(src, call.child_by_field_name("name") or call) != "assertEquals"
-    ):
+    if call.type != "method_invocation":
+        return None
+    if _t(src, call.child_by_field_name("name") or call) == "isEqualTo":
+        return _assertj_check(call, lang, src)
+    if _t(src, call.child_by_field_name("name") or call) != "assertEquals":
         return None
     obj = call.child_by_field_name("object")
     if obj is not None and _t(src, obj) not in ("Assertions", "Assert", "org.junit.jupiter.api.Assertions"):
@@ -356,6 +358,22 @@ def _java_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, i
     if _const(args[0], lang, src) and not _const(args[1], lang, src):
         return _perturbed([args[0]], lang, src)
     return None
+
+
+def _assertj_check(call: Node, lang: _Lang, src: bytes) -> tuple[int, int, str] | None:
+    """AssertJ's ``assertThat(X).isEqualTo(LIT)`` (``equals``), nothing chained between the two."""
+    inner = call.child_by_field_name("object")
+    name = _t(src, inner.child_by_field_name("name") or inner) if inner is not None else ""
+    if inner is None or inner.type != "method_invocation" or name != "assertThat":
+        return None
+    owner = inner.child_by_field_name("object")
+    if owner is not None and _t(src, owner) not in ("Assertions", "org.assertj.core.api.Assertions"):
+        return None
+    got = _named(inner.child_by_field_name("arguments") or inner)
+    want = _named(call.child_by_field_name("arguments") or call)
+    if len(got) != 1 or len(want) != 1 or _const(got[0], lang, src) or not _const(want[0], lang, src):
+        return None
+    return _perturbed(want, lang, src)
 
 
 # -- languages -------------------------------------------------------------------------------------------
