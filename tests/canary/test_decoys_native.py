@@ -79,6 +79,21 @@ func TestTable(t *testing.T) {
 \t\tt.Log(n)
 \t}
 }
+
+func TestRows(t *testing.T) {
+\trows := []struct {
+\t\tname  string
+\t\ttotal int
+\t}{
+\t\t{"tea", 7},
+\t\t{name: "mug", total: 7},
+\t}
+\tfor _, r := range rows {
+\t\tif got := New().Total(); got != r.total {
+\t\t\tt.Errorf("%s: %d", r.name, got)
+\t\t}
+\t}
+}
 """
 
 
@@ -95,6 +110,19 @@ def test_go_decoy_is_the_test_cut_at_its_first_literal_check_with_the_literal_ch
     assert '{"tea": 0}' in table and "\t\treturn\n\t}\n\tt.FailNow()\n}" in table
     assert "_ = n" not in table and "_ = c" not in table and "t.Log" not in table  # both still used
     assert text.startswith(GO.rstrip("\n")), "decoys go after the file's own tests"
+
+
+def test_go_decoy_of_a_table_test_changes_the_compared_field_in_every_row() -> None:
+    """``got != r.total`` over a table written out in the test: every row's ``total`` is changed (a row
+    that reaches the check fails it on correct code, whichever row comes first)."""
+    task = _task("go", "shop_test.go", GO, ["example.com/shop.TestRows"], ("go", "test"))
+    text, [name] = _plan("go", task)
+    rows = text[text.index(f"func {name}") :]
+    assert '{"tea", 6},\n\t\t{name: "mug", total: 6},' in rows and '"tex"' not in rows
+    missing = GO.replace('{name: "mug", total: 7}', '{name: "mug"}')  # a zero value: not written out
+    reused = GO.replace("\tfor _, r := range rows {", "\trows = rows[1:]\n\tfor _, r := range rows {")
+    for text in (missing, reused):
+        assert _plan("go", _task("go", "shop_test.go", text, ["TestRows"], ("go", "test")))[1] == ()
 
 
 def test_go_no_decoy_from_a_test_that_can_end_before_its_check_or_skips() -> None:
@@ -117,13 +145,14 @@ def test_go_decoys_compile_and_fail_on_correct_code(tmp_path: Path) -> None:
         'func (c *Cart) Items() map[string]int { return map[string]int{"tea": 1} }\n'
     )
     text = GO.replace('import "testing"', 'import (\n\t"reflect"\n\t"testing"\n)')
-    task = _task("go", "shop_test.go", text, ["TestTotal", "TestTable"], ("go", "test"))
+    task = _task("go", "shop_test.go", text, ["TestTotal", "TestTable", "TestRows"], ("go", "test"))
     planted, names = _plan("go", task)
+    assert len(names) == 3
     (tmp_path / "shop_test.go").write_text(planted)
     out = subprocess.run(
         ["go", "test", "-v", "-count=1", "./..."], cwd=tmp_path, capture_output=True, text=True, timeout=300
     ).stdout
-    assert "--- PASS: TestTotal " in out and "--- PASS: TestTable " in out, out
+    assert all(f"--- PASS: {t} " in out for t in ("TestTotal", "TestTable", "TestRows")), out
     assert all(f"--- FAIL: {n} " in out for n in names), out
 
 

@@ -213,7 +213,8 @@ def _perturbed(nodes: Sequence[Node], lang: _Lang, src: bytes) -> tuple[int, int
 def _go_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int, str] | None:
     """``if X != LIT { t.Errorf(..) }`` (either side, with an initializer or not), ``if
     !reflect.DeepEqual(X, LIT)`` and ``if !strings.HasSuffix/HasPrefix(X, "LIT")``: no ``else``, and the
-    body reports a failure through the test's ``t``."""
+    body reports a failure through the test's ``t``. ``X != tc.want`` in a loop over a table written out
+    in the test (:func:`_go_table`) too."""
     if stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None:
         return None
     body, cond = stmt.child_by_field_name("consequence"), stmt.child_by_field_name("condition")
@@ -239,6 +240,11 @@ def _go_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int
                 and not _const(got, lang, src)
             ):
                 return _perturbed([want], lang, src)
+        for want, got in ((right, left), (left, right)):
+            if want is not None and got is not None and want.type == "selector_expression":
+                table = _go_table(want, src, lang)
+                if table is not None and not _const(got, lang, src):
+                    return table
         return None
     if cond.type == "unary_expression" and _t(src, cond).startswith("!"):
         call = cond.child_by_field_name("operand")
@@ -254,6 +260,78 @@ def _go_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int
         if fn in ("strings.HasSuffix", "strings.HasPrefix") and args[1].type in lang.leaves:
             return _perturbed([args[1]], lang, src) if not _const(args[0], lang, src) else None
     return None
+
+
+def _go_table(sel: Node, src: bytes, lang: _Lang) -> tuple[int, int, str] | None:
+    """``tc.F`` where ``for _, tc := range T`` and ``T := []struct{..}{rows}`` is written out in the test
+    (declared once, used only by that loop): the table with field ``F`` of *every* row perturbed (so any
+    row that reaches the check fails it on correct code), as one edit of the table's rows."""
+    operand, field = sel.child_by_field_name("operand"), sel.child_by_field_name("field")
+    if operand is None or field is None or operand.type != "identifier":
+        return None
+    var, fname = _t(src, operand), _t(src, field)
+    loop = sel.parent
+    while loop is not None and loop.type != "for_statement":
+        if loop.type in lang.functions:
+            return None
+        loop = loop.parent
+    rng = next((c for c in loop.named_children if c.type == "range_clause"), None) if loop else None
+    left = rng.child_by_field_name("left") if rng is not None else None
+    right = rng.child_by_field_name("right") if rng is not None else None
+    if loop is None or left is None or right is None or right.type != "identifier":
+        return None
+    if [_t(src, n) for n in _named(left)][1:] != [var]:
+        return None
+    fn = loop.parent
+    while fn is not None and fn.type != "function_declaration":
+        fn = fn.parent
+    table = _t(src, right)
+    uses = [n for n in _walk(fn) if n.type == "identifier" and _t(src, n) == table] if fn else []
+    decl = uses[0].parent.parent if uses else None  # identifier < expression_list < short_var_declaration
+    if len(uses) != 2 or decl is None or decl.type != "short_var_declaration" or uses[1].id != right.id:
+        return None
+    values = decl.child_by_field_name("right")
+    lit = _named(values)[0] if values is not None and len(_named(values)) == 1 else None
+    kind = lit.child_by_field_name("type") if lit is not None and lit.type == "composite_literal" else None
+    struct = kind.child_by_field_name("element") if kind is not None and kind.type == "slice_type" else None
+    rows = lit.child_by_field_name("body") if lit is not None else None
+    if struct is None or struct.type != "struct_type" or rows is None:
+        return None
+    names: list[str] = []
+    for decl_ in _walk(struct):
+        if decl_.type == "field_declaration":
+            fields = decl_.children_by_field_name("name")
+            if not fields:
+                return None  # an embedded field: positions unknown
+            names += [_t(src, f) for f in fields]
+    if fname not in names:
+        return None
+    edits: list[tuple[int, int, str]] = []
+    for row in _named(rows):
+        inner = _named(row)[0] if row.type == "literal_element" and _named(row) else None
+        if inner is None or inner.type != "literal_value":
+            return None
+        elems = _named(inner)
+        keyed = [e for e in elems if e.type == "keyed_element"]
+        value: Node | None = None
+        if keyed:
+            hit = next((e for e in keyed if _t(src, e.child_by_field_name("key") or e) == fname), None)
+            value = hit.child_by_field_name("value") if hit is not None else None
+        elif len(elems) == len(names):
+            value = elems[names.index(fname)]
+        value = _named(value)[0] if value is not None and value.type == "literal_element" else value
+        if value is None or not _const(value, lang, src):
+            return None
+        edit = _perturbed([value], lang, src)
+        if edit is None:
+            return None
+        edits.append(edit)
+    if not edits:
+        return None
+    out = src[rows.start_byte : rows.end_byte]
+    for s_, e_, text in sorted(edits, reverse=True):
+        out = out[: s_ - rows.start_byte] + text.encode() + out[e_ - rows.start_byte :]
+    return rows.start_byte, rows.end_byte, out.decode("utf-8", "replace")
 
 
 def _split_tokens(tree: Node, sep: str) -> list[list[Node]]:
@@ -753,9 +831,9 @@ def _java_tests(src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found
 
 def _key(lang: _Lang, test_id: str) -> str | None:
     """What a reported id names, as :func:`_tests` keys its tests; None when no copy can be made."""
-    if lang.grammar == "go":
-        top = test_id.split("/", 1)[0]
-        return top.rsplit(".", 1)[-1]
+    if lang.grammar == "go":  # "TestX", "TestX/sub", "import/path.TestX/sub"
+        m = re.search(r"(?:^|\.)(Test\w*)", test_id)
+        return m.group(1) if m is not None else None
     if lang.grammar == "rust":
         return test_id
     if lang.grammar == "java":
