@@ -13,7 +13,12 @@ import pytest
 import patchbench as pb
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 from patchbench.canary import plan_canary
-from patchbench.canary._decoys_native import _perturb_number, _perturb_string_body, plan_native_decoys
+from patchbench.canary._decoys_native import (
+    _perturb_leaf,
+    _perturb_number,
+    _perturb_string_body,
+    plan_native_decoys,
+)
 
 
 def _task(language: str, path: str, text: str, f2p: list[str], argv: tuple[str, ...]) -> Task:
@@ -43,6 +48,14 @@ def test_numbers_move_toward_zero_so_every_type_that_held_them_still_does() -> N
     assert _perturb_number("3.0") == "2.0" and _perturb_number("2.5") == "3.5"
     assert _perturb_number("0.0") == "1.0"
     assert [_perturb_number(n) for n in ("0x10", "010", "1e3", "7i")] == [None] * 4
+
+
+def test_booleans_are_never_changed_the_buggy_code_likely_answers_the_flip() -> None:
+    """A flipped boolean is the likeliest answer of the buggy code: a decoy expecting it passes on the
+    buggy workspace, and the canary calibration (run there) would read a passing canary."""
+    assert _perturb_leaf("true", "bool") is None and _perturb_leaf("false", "bool") is None
+    text = GO.replace("got != 7", "got != true")
+    assert _plan("go", _task("go", "shop_test.go", text, ["TestTotal"], ("go", "test")))[1] == ()
 
 
 def test_strings_change_their_last_letter_or_digit_and_never_an_escape() -> None:

@@ -15,8 +15,10 @@ Gold safety comes first, so anything this module is not sure of gets no decoy:
   failure or be skipped (``#[should_panic]``, ``@Test(expected=...)``, ``t.Skip``, ``t.todo``).
 * A perturbation keeps the literal's kind and range: an integer moves one step toward zero (0 becomes 1,
   so every integer type still holds it), a float with a fraction gains one, a string changes its last
-  letter or digit (none with escapes), a boolean flips; map and object keys are never changed (a Go map
-  literal with a duplicate key does not compile).
+  letter or digit (none with escapes); a boolean is never changed (its flip is the likeliest answer of
+  the buggy code, and a decoy passing on the buggy workspace would read as a passing canary when the
+  harness calibrates); map and object keys are never changed (a Go map literal with a duplicate key does
+  not compile).
 * What a cut leaves unused must still compile: Go gets ``_ = name`` after every variable the copy
   declares; a Rust host file gets ``#![allow(unused)]`` on its first line (line numbers kept), none when
   the file forbids lints.
@@ -89,8 +91,8 @@ def _perturb_number(text: str) -> str | None:
 
 
 def _perturb_leaf(text: str, kind: str) -> str | None:
-    if kind == "bool":
-        return {"true": "false", "false": "true"}.get(text)
+    """A changed literal; None for a boolean: the flipped value is the likeliest answer of the buggy code
+    itself, and a decoy that passes on the buggy workspace makes its canary calibration read "passed"."""
     if kind == "number":
         return _perturb_number(text)
     if kind == "string":
