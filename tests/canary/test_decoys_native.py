@@ -54,7 +54,7 @@ def test_booleans_are_never_changed_the_buggy_code_likely_answers_the_flip() -> 
     """A flipped boolean is the likeliest answer of the buggy code: a decoy expecting it passes on the
     buggy workspace, and the canary calibration (run there) would read a passing canary."""
     assert _perturb_leaf("true", "bool") is None and _perturb_leaf("false", "bool") is None
-    text = GO.replace("got != 7", "got != true")
+    text = GO.replace("got != 7", "got != true").replace('cart.Name() != "basket"', "cart.Empty() != false")
     assert _plan("go", _task("go", "shop_test.go", text, ["TestTotal"], ("go", "test")))[1] == ()
 
 
