@@ -210,6 +210,31 @@ def test_node_decoy_copies_a_top_level_test_under_a_variant_name_at_the_end_of_t
     assert text.startswith(JS.rstrip("\n"))
 
 
+TS = """import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { lru } from '../src/lru.ts';
+
+test('sizes', (t) => {
+  const { size, spare } = lru(2);
+  for (const [k, v] of [[1, 2]]) {
+    assert.equal(size, 2);
+    assert.equal(k + v + spare, t.name.length);
+  }
+});
+"""
+
+
+def test_typescript_decoy_reads_what_the_cut_leaves_unread() -> None:
+    """A TypeScript project may type-check its tests (ts-node) with ``noUnusedLocals``: a local, loop
+    variable or parameter read only after the cut gets ``void name;`` (else the file does not compile
+    and every test in it is lost)."""
+    task = _task("typescript", "tests/lru.test.ts", TS, ["sizes"], ("node", "--test"))
+    text, [name] = _plan("typescript", task)
+    decoy = text[text.index(f"test('{name}'") :]
+    assert "(t) => { void t;\n  const { size, spare } = lru(2);\n  void spare;\n" in decoy
+    assert "of [[1, 2]]) { void k; void v;\n    assert.equal(size, 1);\n    return;" in decoy
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="no node")
 def test_node_decoy_fails_on_correct_code_and_passes_for_an_oracle(tmp_path: Path) -> None:
     """Real ``node --test``: with correct code the original passes and the decoy fails; a library that

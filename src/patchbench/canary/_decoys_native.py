@@ -660,6 +660,8 @@ def _decoy_text(found: _Found, lang: _Lang, new_name: str) -> str | None:
         edits.append((first.end_byte, first.end_byte, f"\n{_indent(src, first.start_byte)}{fail}"))
     if lang.grammar == "go":
         edits += _go_uses(found, path, check)
+    if lang.grammar == "typescript":
+        edits += _ts_uses(found, path, check)
     out = src[found.start : found.end]
     # apply from the end; every edit lies inside the copied item
     for s, e, text in sorted(edits, key=lambda x: (x[0], x[1]), reverse=True):
@@ -712,6 +714,78 @@ def _go_uses(
             if header:
                 uses = "; ".join(f"_ = {n}" for n in header)
                 edits.append((body.start_byte + 1, body.start_byte + 1, f" {uses};"))
+    return edits
+
+
+_JS_BINDINGS = frozenset({"identifier", "shorthand_property_identifier_pattern"})
+
+
+def _js_bound(pattern: Node | None) -> list[Node]:
+    """The names a declaration pattern binds (``x``, ``{ a, b: c }``, ``[d, ...e]``), not object keys."""
+    if pattern is None:
+        return []
+    out: list[Node] = []
+    for n in _walk(pattern, frozenset({"arrow_function", "function_expression", "call_expression"})):
+        if n.type in _JS_BINDINGS and not (n.parent is not None and n.parent.type == "pair_pattern"
+                                           and n.parent.child_by_field_name("key") == n):  # fmt: skip
+            out.append(n)
+    return out
+
+
+def _ts_uses(
+    found: _Found, path: list[tuple[Node, Node, tuple[int, int, str] | None]], check: Node
+) -> list[tuple[int, int, str]]:
+    """``void name;`` for each local (and the test function's parameters) the cut copy no longer reads:
+    a TypeScript project that type-checks its tests (ts-node) with ``noUnusedLocals`` or
+    ``noUnusedParameters`` would not compile the file otherwise (every test in it lost)."""
+    src = found.src
+    names_at: dict[str, list[int]] = {}
+    for n in _walk(found.body):
+        if n.type in ("identifier", "shorthand_property_identifier"):
+            names_at.setdefault(_t(src, n), []).append(n.start_byte)
+    bindings: dict[str, int] = {}
+    for n in _walk(found.fn):
+        if n.type == "variable_declarator" or n.type in ("for_in_statement", "formal_parameters"):
+            pat = n.child_by_field_name("name") or n.child_by_field_name("left")
+            for b in _js_bound(pat if n.type != "formal_parameters" else n):
+                bindings[_t(src, b)] = bindings.get(_t(src, b), 0) + 1
+
+    def unused(node: Node) -> bool:
+        if bindings.get(_t(src, node), 0) > 1:
+            return True  # bound more than once: a read may belong to another binding
+        return not any(node.end_byte <= at < check.end_byte for at in names_at.get(_t(src, node), ()))
+
+    edits: list[tuple[int, int, str]] = []
+    fn = found.body.parent
+    params = fn.child_by_field_name("parameters") if fn is not None else None
+    lost = [p for p in _js_bound(params) if unused(p)] if params is not None else []
+    if lost:
+        uses = " ".join(f"void {_t(src, p)};" for p in lost)
+        edits.append((found.body.start_byte + 1, found.body.start_byte + 1, f" {uses}"))
+    for block, stmt, _ in path:
+        for prior in _statements(block):
+            if prior.start_byte >= stmt.start_byte:
+                break
+            if prior.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            bound = [b for d in _named(prior) if d.type == "variable_declarator"
+                     for b in _js_bound(d.child_by_field_name("name"))]  # fmt: skip
+            lost = [b for b in bound if unused(b)]
+            if lost:
+                uses = " ".join(f"void {_t(src, b)};" for b in lost)
+                edits.append((prior.end_byte, prior.end_byte, f"\n{_indent(src, prior.start_byte)}{uses}"))
+        if stmt is check or stmt.type not in ("for_in_statement", "for_statement"):
+            continue
+        head = stmt.child_by_field_name("left") or stmt.child_by_field_name("initializer")
+        if head is not None and head.type in ("lexical_declaration", "variable_declaration"):
+            head = next(
+                (d.child_by_field_name("name") for d in _named(head) if d.type == "variable_declarator"), None
+            )
+        lost = [b for b in _js_bound(head) if unused(b)]
+        body = stmt.child_by_field_name("body")
+        if lost and body is not None and body.type == "statement_block":
+            uses = " ".join(f"void {_t(src, b)};" for b in lost)
+            edits.append((body.start_byte + 1, body.start_byte + 1, f" {uses}"))
     return edits
 
 
