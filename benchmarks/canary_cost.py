@@ -12,7 +12,8 @@ benchmarks/results/canary_cost.json.
 
 measures the integrity layers of issue 12 one by one instead (whole runs on a shared machine vary by far
 more than 10 ms): on the host, per built-in task, the configuration guard on the gold patch, the
-environment's pytest plugins (first read, then cached), the decoys' planning and the stream check; in
+environment's pytest plugins (first read, then cached), the decoys' planning (Python: ast; node, Go,
+Rust, Java: tree-sitter; the first call apart) and the stream check; in
 the test process, pytest on a task's hidden tests without the plugin, with the plugin as it was (no
 workspace, stream or decoys), and with every layer. Writes benchmarks/results/integrity_layers.json.
 """
@@ -154,6 +155,7 @@ def layers(repeat: int, out: Path) -> None:
     import sys
 
     from patchbench.canary import env_pytest_plugins, plan_decoys, stream_problems
+    from patchbench.canary._decoys_native import plan_native_decoys
     from patchbench.canary._python import _entry_point_modules
     from patchbench.workspace import Baseline, apply_candidate, config_violations
 
@@ -176,7 +178,18 @@ def layers(repeat: int, out: Path) -> None:
             Baseline(task.workspace).materialise(ws)
             applied = apply_candidate(task, pb.Candidate.gold(), ws)
             guard = _median_ms(partial(config_violations, task, applied.changed, ws), repeat)
-        decoys = _median_ms(partial(plan_decoys, task, task.hidden_tests), repeat)
+        # Python: the ast planner; node, Go, Rust, Java: the tree-sitter one (its first call also loads the
+        # grammar, once per process)
+        native = task.language in ("go", "rust", "java", "javascript", "typescript")
+        plan = (
+            partial(plan_native_decoys, task.language, task, task.hidden_tests)
+            if native
+            else partial(plan_decoys, task, task.hidden_tests)
+        )
+        t = time.perf_counter()
+        planted = plan()
+        decoys_first = round((time.perf_counter() - t) * 1000, 3)
+        decoys = _median_ms(plan, repeat)
         n = 200  # a stream for a 200-test run: three phases per test, then the seal
         xml = b"<testsuites>" + b"<testcase/>" * n + b"</testsuites>"
         lines = [
@@ -193,6 +206,8 @@ def layers(repeat: int, out: Path) -> None:
             "language": task.language,
             "guard_ms": guard,
             "decoys_ms": decoys,
+            "decoys_first_ms": decoys_first,
+            "decoys_planted": len(planted.names),
             "stream_check_200_tests_ms": check,
         }
         if task.language == "python" and "pytest" in " ".join(c.display() for c in task.test.commands):

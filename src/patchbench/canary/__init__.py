@@ -50,7 +50,8 @@ Issue 12 added (docs/design/integrity.md, "Round two"): checks at every report a
 (pytest), an audit hook on trace/profile functions and code swaps, the integrity stream and JUnit seal
 (:func:`stream_problems`), the environment's pytest plugins by ``-p`` with auto-loading off
 (:func:`env_pytest_plugins`), node's ``--import`` integrity module, fd-1 ownership (Go, Rust), the JUnit
-daemon check, and semantic decoys (:func:`plan_decoys`).
+daemon check, and semantic decoys (:func:`plan_decoys` for Python; node:test, Go, Rust and JUnit get
+theirs from ``_decoys_native`` through their canary builders).
 """
 
 from __future__ import annotations

@@ -8,13 +8,14 @@ import re
 import secrets
 from collections.abc import Sequence
 
-from ..task import FileEntry
+from ..task import FileEntry, Task
 from ._base import (
     _MESSAGE,
     Canary,
     _pick,
     _text,
 )
+from ._decoys_native import _java_hash, plan_native_decoys
 
 _SUREFIRE_CLASS = re.compile(r"(^Test\w*|\w*(Test|Tests|TestCase))\.java$")
 
@@ -22,7 +23,9 @@ _SUREFIRE_CLASS = re.compile(r"(^Test\w*|\w*(Test|Tests|TestCase))\.java$")
 _JUNIT4 = re.compile(r"^\s*import\s+org\.junit\.(Test|\*)\s*;", re.MULTILINE)
 
 
-def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | None) -> Canary | None:
+def _junit(
+    tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | None, task: Task | None = None
+) -> Canary | None:
     """A failing ``@Test`` method added to a hidden test class (JUnit 5 or 4, by its imports).
 
     Not in a multi-module Maven build: a failing module stops the reactor before the modules after it,
@@ -36,11 +39,16 @@ def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | Non
     if host is None or text is None or "}" not in text:
         return None
     if "org.junit.jupiter" in text:
-        annotation = "@org.junit.jupiter.api.Test"
+        annotation, major = "@org.junit.jupiter.api.Test", "5"
     elif _JUNIT4.search(text):
-        annotation = "@org.junit.Test"
+        annotation, major = "@org.junit.Test", "4"
     else:
         return None
+    # decoys in the surefire classes of the canary's JUnit (a class of the other version may not run)
+    same = [f for f in java if ("org.junit.jupiter" in (_text(f) or "")) == (major == "5")]
+    decoys = plan_native_decoys("java", task, same, junit=major) if task is not None else None
+    planted = decoys.files if decoys is not None else {}
+    text = planted.get(host.path, text)
     cut = _java_class_end(text, posixpath.basename(host.path).removesuffix(".java"))
     if cut is None:
         return None
@@ -49,7 +57,11 @@ def _junit(tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | Non
         f"\n    {annotation}\n    public void {name}() {{\n{_JAVA_SESSION_CHECK}"
         f"        throw new AssertionError({json.dumps(_MESSAGE)});\n    }}\n"
     )
-    return Canary(token=name, files={host.path: text[:cut] + method + text[cut:]})
+    return Canary(
+        token=name,
+        files={**planted, host.path: text[:cut] + method + text[cut:]},
+        decoys=decoys.names if decoys is not None else (),
+    )
 
 
 #: A process of another session in the run's pid namespace is a daemon started by code under test
@@ -84,14 +96,6 @@ _JAVA_SESSION_CHECK = """        if (System.getenv("PATCHBENCH_SHARED_PIDS") == 
             }
         }
 """
-
-
-def _java_hash(name: str) -> int:
-    """Java's ``String.hashCode`` (signed 32-bit) of an ASCII name."""
-    h = 0
-    for c in name:
-        h = (31 * h + ord(c)) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def _last_in_junit_order(base: str, others: Sequence[str]) -> str:

@@ -8,13 +8,15 @@ import re
 from collections.abc import Sequence
 
 from ..sandboxed import script
-from ..task import FileEntry
+from ..task import FileEntry, Task
 from ._base import (
     _MESSAGE,
     Canary,
     _pick,
     _text,
 )
+from ._decoys import MAX_DECOYS, Decoys
+from ._decoys_native import plan_native_decoys
 
 
 def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
@@ -73,15 +75,38 @@ def _node_env(tests: Sequence[FileEntry], harness: str, ws: str) -> tuple[dict[s
     return {NODE_INTEGRITY_FILE: NODE_INTEGRITY}, env
 
 
+def _node_decoys(task: Task | None, node_tests: Sequence[FileEntry], commands: str) -> Decoys:
+    """Decoys in the node:test files (JavaScript, and TypeScript unless the command type-checks: a cut
+    test can leave a variable unused, which ``noUnusedLocals`` rejects)."""
+    if task is None:
+        return Decoys({}, (), 0, 0)
+    js = plan_native_decoys("javascript", task, node_tests)
+    ts = (
+        plan_native_decoys("typescript", task, node_tests)
+        if not re.search(r"\b(tsc|vue-tsc)\b", commands)
+        else Decoys({}, (), 0, 0)
+    )
+    keep = ts.names[: max(0, MAX_DECOYS - len(js.names))]
+    ts_files = ts.files if keep else {}
+    return Decoys({**js.files, **ts_files}, js.names + keep, js.eligible + ts.eligible, js.total)
+
+
 def _node(
-    tests: Sequence[FileEntry], nonce: str, commands: str, harness: str = "", ws: str = ""
+    tests: Sequence[FileEntry],
+    nonce: str,
+    commands: str,
+    harness: str = "",
+    ws: str = "",
+    task: Task | None = None,
 ) -> Canary | None:
     exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
     uses_node_test = re.compile(r"""(['"])(node:)?test\1""")
-    host = _pick([f for f in tests if uses_node_test.search(_text(f) or "")], exts, commands)
+    node_tests = [f for f in tests if uses_node_test.search(_text(f) or "")]
+    host = _pick(node_tests, exts, commands)
     if host is None:
         return None
-    text = (_text(host) or "").rstrip("\n")
+    decoys = _node_decoys(task, node_tests, commands)
+    text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
     name = f"pb_canary_{nonce}"
     hfiles, henv = _node_env(tests, harness, ws)
     if host.path.endswith((".ts", ".mts", ".cts")):
@@ -90,9 +115,10 @@ def _node(
         code = f"import {a} from 'node:assert';\nimport {{ test as {t} }} from 'node:test';\n"
         return Canary(
             token=name,
-            files={host.path: f"{text}\n\n{code}{_js_body(name, a, t)}"},
+            files={**decoys.files, host.path: f"{text}\n\n{code}{_js_body(name, a, t)}"},
             harness_files=hfiles,
             env=henv,
+            decoys=decoys.names,
         )
     # import() is valid in CommonJS and ES modules alike: no guessing the module kind of a .js file.
     code = (
@@ -101,4 +127,10 @@ def _node(
         + _js_body(name, "assertion", "t")
         + "}));\n"
     )
-    return Canary(token=name, files={host.path: f"{text}\n\n{code}"}, harness_files=hfiles, env=henv)
+    return Canary(
+        token=name,
+        files={**decoys.files, host.path: f"{text}\n\n{code}"},
+        harness_files=hfiles,
+        env=henv,
+        decoys=decoys.names,
+    )

@@ -89,12 +89,12 @@ def plan_canary(
             tests, nonce, harness_dst, workspace_dst, task, controls=tuple(controls or ()), probe=probe
         )
     if runner == "node-test":
-        return _node(tests, nonce, commands, harness_dst, workspace_dst)
+        return _node(tests, nonce, commands, harness_dst, workspace_dst, task)
     if runner == "go-test":
-        return _go(tests, nonce)
+        return _go(tests, nonce, task)
     if runner == "cargo-test":
-        return _cargo(tests, nonce)
+        return _cargo(tests, nonce, task)
     if runner == "junit":
         pom = read(posixpath.join(task.test.workdir.strip("/") or ".", "pom.xml")) if read else None
-        return _junit(tests, nonce, commands, pom)
+        return _junit(tests, nonce, commands, pom, task)
     return None
