@@ -615,7 +615,8 @@ CONTROLS_VERSION = "2"
 def _has_controls(runner: str, task: Task) -> bool:
     """Whether this runner plants control tests (which need a calibration of the gold patch)."""
     return bool(task.gold_patch and task.fail_to_pass) and (
-        runner == "pytest" or (runner == "tap" and task.language in ("python", "sql"))
+        runner in ("pytest", "node-test", "go-test", "cargo-test", "junit")
+        or (runner == "tap" and task.language in ("python", "sql"))
     )
 
 

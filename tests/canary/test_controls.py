@@ -123,3 +123,49 @@ def test_the_pytest_canary_carries_the_controls_it_was_given() -> None:
     assert c is not None and len(c.controls) == MAX_COPIES
     text = c.files["tests/test_prorata.py"]
     assert all(f"def {n}(" in text for n in c.controls)
+
+
+_NATIVE = {
+    "go": ("go-logger-derived-fields-clobbered", "go"),
+    "rust": ("rs-feed-scrollback-short-page", "rust"),
+    "java": ("java-reconcile-fractional-quantity", "java"),
+    "javascript": ("js-lru-numeric-key-eviction", "javascript"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(_NATIVE))
+def test_native_copies_are_the_original_test_under_a_drawn_name(language: str) -> None:
+    from patchbench.canary._decoys_native import plan_native_decoys
+
+    task_id, lang = _NATIVE[language]
+    task = _builtin(task_id)
+    d = plan_native_decoys(lang, task, task.hidden_tests, random.Random(3), probe=True)  # type: ignore[arg-type]
+    assert d.probes and len(d.probes) == min(MAX_PROBES, len(set(d.probes.values())))
+    originals = "\n".join(f.content for f in task.hidden_tests)
+    for name, key in d.probes.items():
+        text = next(t for t in d.files.values() if name in t)
+        assert name not in originals
+        # the copy's text, its name put back, is the original's text (a block of the planted file)
+        base = key.rsplit("#", 1)[-1].rsplit("::", 1)[-1]
+        start = text.index(name)
+        line_start = text.rfind("\n", 0, start) + 1
+        if language == "rust":  # the copy starts at its #[test] attribute, one line up
+            line_start = text.rfind("\n", 0, line_start - 1) + 1
+        copy = text[line_start:]
+        assert copy.replace(name, base, 1)[:200].strip() in originals
+    keyed = plan_native_decoys(
+        lang, task, task.hidden_tests, random.Random(4), controls=sorted(set(d.probes.values()))
+    )  # type: ignore[arg-type]
+    assert len(keyed.controls) == min(MAX_COPIES, len(set(d.probes.values())))
+    assert set(keyed.control_keys) == set(keyed.controls) and not set(keyed.controls) & set(keyed.names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(_NATIVE))
+def test_native_gold_resolves_with_its_controls_planted(language: str, tmp_path: Path) -> None:
+    """The copies compile and pass on gold (Go, Rust and Java build them into the test binary: a copy that
+    did not compile would cost the gold patch), and the verdict says how many were planted."""
+    task = _builtin(_NATIVE[language][0])
+    v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert v.status is pb.Status.RESOLVED, v.reason
+    assert v.controls == MAX_COPIES and "control tests: 2 planted, all passed" in v.notes

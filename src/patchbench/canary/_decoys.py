@@ -8,6 +8,7 @@ import re
 import secrets
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..task import FileEntry, Task
 from ._base import (
@@ -375,6 +376,26 @@ def plan_decoys(
         controls=tuple(copies),
         probes=probes,
         control_keys=control_keys,
+    )
+
+
+def semantic(d: Decoys) -> dict[str, Any]:
+    """The :class:`Canary` fields of a plan's decoys and control copies."""
+    return {"decoys": d.names, "controls": d.controls, "probes": d.probes, "control_keys": d.control_keys}
+
+
+def merge(a: Decoys, b: Decoys, keep: int) -> Decoys:
+    """Two plans over different files as one, keeping ``keep`` of ``b``'s decoys (and its files only then,
+    or when ``b`` planted copies)."""
+    files = b.files if keep or b.controls or b.probes else {}
+    return Decoys(
+        {**a.files, **files},
+        a.names + b.names[:keep],
+        a.eligible + b.eligible,
+        a.total,
+        controls=a.controls + b.controls,
+        probes={**a.probes, **b.probes},
+        control_keys={**a.control_keys, **b.control_keys},
     )
 
 

@@ -29,14 +29,14 @@ from __future__ import annotations
 import random
 import re
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..screen._base import _parser
 from ..task import FileEntry, Task
 from ._base import _data_path, _text
-from ._decoys import _DECOY_WORDS, MAX_DECOYS, Decoys
+from ._decoys import _DECOY_WORDS, MAX_COPIES, MAX_DECOYS, MAX_PROBES, Decoys
 
 Node = Any
 
@@ -955,6 +955,8 @@ def plan_native_decoys(
     rng: random.Random | None = None,
     *,
     junit: str = "5",
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Decoys:
     """Decoys for the task's fail-to-pass tests in ``language`` (``go``, ``rust``, ``java``,
     ``javascript``, ``typescript``), at most :data:`MAX_DECOYS`.
@@ -963,6 +965,10 @@ def plan_native_decoys(
     order, node:test its top-level tests in order: the copies run after the file's real tests). Rust and
     JUnit: right after the test they copy (neither orders tests by position; a copy is independent).
     ``junit`` is the JUnit major version of the hidden tests (``"4"``: no message argument is accepted).
+
+    ``controls`` (the keys a calibration found passing on gold) and ``probe`` (calibration: copy every
+    fail-to-pass test, up to :data:`MAX_PROBES`) plant *exact copies* under drawn names instead, where the
+    decoys go: see :func:`patchbench.canary.plan_decoys`.
     """
     lang = {"go": _GO, "rust": _RUST, "java": _JAVA, "javascript": _JS, "typescript": _TS}[language]
     rng = rng or secrets.SystemRandom()
@@ -979,6 +985,10 @@ def plan_native_decoys(
     done: set[str] = set()
     unsure = _UNSURE[lang.grammar]
     all_text = "\n".join(texts.values())
+    chosen = set(rng.sample(sorted(controls), min(MAX_COPIES, len(controls)))) if controls else set()
+    copies: list[str] = []
+    probes: dict[str, str] = {}
+    control_keys: dict[str, str] = {}
     for test_id in ids:
         key = _key(lang, test_id)
         if key is None or key in done:
@@ -992,22 +1002,40 @@ def plan_native_decoys(
             hit = next((f for k, f in parsed[path] if _matches(lang, key, k)), hit)
             if hit is not None:
                 break
-        if hit is None or unsure.search(_t(hit.src, hit.fn)) or hit.fn.has_error:
+        if hit is None or hit.fn.has_error:
             continue
-        if lang.grammar == "java":
-            hit = replace(hit, param=junit)
         base = _t(hit.src, hit.name)
         if lang.grammar in ("javascript", "typescript"):
             base = base[1:-1]
-        name = _fresh_name(lang, base, hit, rng, all_text, known, names)
+        if (probe and len(probes) < MAX_PROBES) or key in chosen:
+            # An exact copy under another name (see plan_decoys): only code that tells it from the
+            # original fails it. Placed where the decoys go, so it runs after the real tests.
+            twin = _fresh_name(lang, base, hit, rng, all_text, known, [*names, *copies, *probes])
+            if twin is not None:
+                at = hit.name.start_byte - hit.start
+                whole = hit.src[hit.start : hit.end]
+                old = hit.name.end_byte - hit.name.start_byte
+                new = _quoted(lang, hit, twin).encode()
+                text = (whole[:at] + new + whole[at + old :]).decode("utf-8")
+                if lang.grammar in ("go", "javascript", "typescript"):
+                    inserts.setdefault(hit.path, []).append((len(hit.src), f"\n\n{text}\n"))
+                else:
+                    inserts.setdefault(hit.path, []).append(
+                        (hit.end, f"\n\n{_indent(hit.src, hit.start)}{text}")
+                    )
+                if probe:
+                    probes[twin] = key
+                else:
+                    copies.append(twin)
+                    control_keys[twin] = key
+        if unsure.search(_t(hit.src, hit.fn)):
+            continue
+        if lang.grammar == "java":
+            hit = replace(hit, param=junit)
+        name = _fresh_name(lang, base, hit, rng, all_text, known, [*names, *copies, *probes])
         if name is None:
             continue
-        quoted = (
-            _t(hit.src, hit.name)[0] + name + _t(hit.src, hit.name)[-1]
-            if lang.grammar in ("javascript", "typescript")
-            else name
-        )
-        decoy = _decoy_text(hit, lang, quoted)
+        decoy = _decoy_text(hit, lang, _quoted(lang, hit, name))
         if decoy is None:
             continue
         eligible += 1
@@ -1030,7 +1058,23 @@ def plan_native_decoys(
         if lang.grammar == "rust":
             text = "#![allow(unused)] " + text  # on line 1: the file's line numbers do not move
         out[path] = text + ("\n" if not text.endswith("\n") else "")
-    return Decoys(files=out, names=tuple(names), eligible=eligible, total=len(ids))
+    return Decoys(
+        files=out,
+        names=tuple(names),
+        eligible=eligible,
+        total=len(ids),
+        controls=tuple(copies),
+        probes=probes,
+        control_keys=control_keys,
+    )
+
+
+def _quoted(lang: _Lang, hit: _Found, name: str) -> str:
+    """A drawn name as the renamed node spells it (node:test: inside the original's quotes)."""
+    if lang.grammar in ("javascript", "typescript"):
+        quote = _t(hit.src, hit.name)
+        return quote[0] + name + quote[-1]
+    return name
 
 
 def _fresh_name(

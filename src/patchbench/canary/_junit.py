@@ -6,7 +6,7 @@ import json
 import posixpath
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..task import FileEntry, Task
 from ._base import (
@@ -15,6 +15,7 @@ from ._base import (
     _pick,
     _text,
 )
+from ._decoys import semantic
 from ._decoys_native import _java_hash, plan_native_decoys
 
 _SUREFIRE_CLASS = re.compile(r"(^Test\w*|\w*(Test|Tests|TestCase))\.java$")
@@ -24,7 +25,13 @@ _JUNIT4 = re.compile(r"^\s*import\s+org\.junit\.(Test|\*)\s*;", re.MULTILINE)
 
 
 def _junit(
-    tests: Sequence[FileEntry], nonce: str, commands: str, pom: str | None, task: Task | None = None
+    tests: Sequence[FileEntry],
+    nonce: str,
+    commands: str,
+    pom: str | None,
+    task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Canary | None:
     """A failing ``@Test`` method added to a hidden test class (JUnit 5 or 4, by its imports).
 
@@ -46,7 +53,11 @@ def _junit(
         return None
     # decoys in the surefire classes of the canary's JUnit (a class of the other version may not run)
     same = [f for f in java if ("org.junit.jupiter" in (_text(f) or "")) == (major == "5")]
-    decoys = plan_native_decoys("java", task, same, junit=major) if task is not None else None
+    decoys = (
+        plan_native_decoys("java", task, same, junit=major, controls=controls, probe=probe)
+        if task is not None
+        else None
+    )
     planted = decoys.files if decoys is not None else {}
     text = planted.get(host.path, text)
     cut = _java_class_end(text, posixpath.basename(host.path).removesuffix(".java"))
@@ -60,7 +71,7 @@ def _junit(
     return Canary(
         token=name,
         files={**planted, host.path: text[:cut] + method + text[cut:]},
-        decoys=decoys.names if decoys is not None else (),
+        **(semantic(decoys) if decoys else {}),
     )
 
 

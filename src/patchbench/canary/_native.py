@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..task import FileEntry, Task
 from ._base import (
@@ -15,6 +15,7 @@ from ._base import (
     _pick,
     _text,
 )
+from ._decoys import semantic
 from ._decoys_native import plan_native_decoys
 
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
@@ -55,7 +56,13 @@ _RUST_FD1_CHECK = """    if let Ok(out) = std::fs::read_link("/proc/self/fd/1") 
 """
 
 
-def _go(tests: Sequence[FileEntry], nonce: str, task: Task | None = None) -> Canary | None:
+def _go(
+    tests: Sequence[FileEntry],
+    nonce: str,
+    task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
+) -> Canary | None:
     for f in sorted(tests, key=lambda f: f.path):
         text = _text(f) if f.path.endswith("_test.go") else None
         m = _GO_PACKAGE.search(text or "")
@@ -72,14 +79,24 @@ def _go(tests: Sequence[FileEntry], nonce: str, task: Task | None = None) -> Can
             f"func TestPbCanary{nonce}(t *testing.T) {{\n{_GO_FD1_CHECK}"
             f"\tt.Fatal({json.dumps(_MESSAGE)})\n}}\n"
         )
-        decoys = plan_native_decoys("go", task, tests) if task is not None else None
-        if decoys is None or not decoys.names:
+        decoys = (
+            plan_native_decoys("go", task, tests, controls=controls, probe=probe)
+            if task is not None
+            else None
+        )
+        if decoys is None or not decoys.files:
             return Canary(token=f"TestPbCanary{nonce}", files={rel: body})
-        return Canary(token=f"TestPbCanary{nonce}", files={**decoys.files, rel: body}, decoys=decoys.names)
+        return Canary(token=f"TestPbCanary{nonce}", files={**decoys.files, rel: body}, **semantic(decoys))
     return None
 
 
-def _cargo(tests: Sequence[FileEntry], nonce: str, task: Task | None = None) -> Canary | None:
+def _cargo(
+    tests: Sequence[FileEntry],
+    nonce: str,
+    task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
+) -> Canary | None:
     rs = [f for f in tests if f.path.endswith(".rs")]
     # crate/tests/<name>.rs is an integration test target; deeper files under tests/ are modules or data
     integration = [f for f in rs if posixpath.basename(posixpath.dirname(f.path)) == "tests"]
@@ -91,10 +108,12 @@ def _cargo(tests: Sequence[FileEntry], nonce: str, task: Task | None = None) -> 
         return None
     name = f"pb_canary_{nonce}"
     # decoys only in the files cargo builds as the canary's host does: integration targets, or src/ files
-    decoys = plan_native_decoys("rust", task, integration or with_tests) if task is not None else None
+    decoys = (
+        plan_native_decoys("rust", task, integration or with_tests, controls=controls, probe=probe)
+        if task is not None
+        else None
+    )
     planted = decoys.files if decoys is not None else {}
     text = (planted.get(host.path) or _text(host) or "").rstrip("\n")
     body = f'{text}\n\n#[test]\nfn {name}() {{\n{_RUST_FD1_CHECK}    panic!("{_MESSAGE}");\n}}\n'
-    return Canary(
-        token=name, files={**planted, host.path: body}, decoys=decoys.names if decoys is not None else ()
-    )
+    return Canary(token=name, files={**planted, host.path: body}, **(semantic(decoys) if decoys else {}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..sandboxed import script
 from ..task import FileEntry, Task
@@ -15,7 +15,7 @@ from ._base import (
     _pick,
     _text,
 )
-from ._decoys import MAX_DECOYS, Decoys
+from ._decoys import MAX_DECOYS, Decoys, merge, semantic
 from ._decoys_native import plan_native_decoys
 
 
@@ -75,20 +75,24 @@ def _node_env(tests: Sequence[FileEntry], harness: str, ws: str) -> tuple[dict[s
     return {NODE_INTEGRITY_FILE: NODE_INTEGRITY}, env
 
 
-def _node_decoys(task: Task | None, node_tests: Sequence[FileEntry], commands: str) -> Decoys:
+def _node_decoys(
+    task: Task | None,
+    node_tests: Sequence[FileEntry],
+    commands: str,
+    controls: Collection[str] = (),
+    probe: bool = False,
+) -> Decoys:
     """Decoys in the node:test files (JavaScript, and TypeScript unless the command type-checks: a cut
     test can leave a variable unused, which ``noUnusedLocals`` rejects)."""
     if task is None:
         return Decoys({}, (), 0, 0)
-    js = plan_native_decoys("javascript", task, node_tests)
+    js = plan_native_decoys("javascript", task, node_tests, controls=controls, probe=probe)
     ts = (
-        plan_native_decoys("typescript", task, node_tests)
+        plan_native_decoys("typescript", task, node_tests, controls=controls, probe=probe)
         if not re.search(r"\b(tsc|vue-tsc)\b", commands)
         else Decoys({}, (), 0, 0)
     )
-    keep = ts.names[: max(0, MAX_DECOYS - len(js.names))]
-    ts_files = ts.files if keep else {}
-    return Decoys({**js.files, **ts_files}, js.names + keep, js.eligible + ts.eligible, js.total)
+    return merge(js, ts, max(0, MAX_DECOYS - len(js.names)))
 
 
 def _node(
@@ -98,6 +102,8 @@ def _node(
     harness: str = "",
     ws: str = "",
     task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
 ) -> Canary | None:
     exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
     uses_node_test = re.compile(r"""(['"])(node:)?test\1""")
@@ -105,7 +111,7 @@ def _node(
     host = _pick(node_tests, exts, commands)
     if host is None:
         return None
-    decoys = _node_decoys(task, node_tests, commands)
+    decoys = _node_decoys(task, node_tests, commands, controls, probe)
     text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
     name = f"pb_canary_{nonce}"
     hfiles, henv = _node_env(tests, harness, ws)
@@ -118,7 +124,7 @@ def _node(
             files={**decoys.files, host.path: f"{text}\n\n{code}{_js_body(name, a, t)}"},
             harness_files=hfiles,
             env=henv,
-            decoys=decoys.names,
+            **semantic(decoys),
         )
     # import() is valid in CommonJS and ES modules alike: no guessing the module kind of a .js file.
     code = (
@@ -132,5 +138,5 @@ def _node(
         files={**decoys.files, host.path: f"{text}\n\n{code}"},
         harness_files=hfiles,
         env=henv,
-        decoys=decoys.names,
+        **semantic(decoys),
     )

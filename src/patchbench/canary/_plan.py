@@ -88,13 +88,14 @@ def plan_canary(
         return _tap_python(
             tests, nonce, harness_dst, workspace_dst, task, controls=tuple(controls or ()), probe=probe
         )
+    keys = tuple(controls or ())
     if runner == "node-test":
-        return _node(tests, nonce, commands, harness_dst, workspace_dst, task)
+        return _node(tests, nonce, commands, harness_dst, workspace_dst, task, keys, probe)
     if runner == "go-test":
-        return _go(tests, nonce, task)
+        return _go(tests, nonce, task, keys, probe)
     if runner == "cargo-test":
-        return _cargo(tests, nonce, task)
+        return _cargo(tests, nonce, task, keys, probe)
     if runner == "junit":
         pom = read(posixpath.join(task.test.workdir.strip("/") or ".", "pom.xml")) if read else None
-        return _junit(tests, nonce, commands, pom, task)
+        return _junit(tests, nonce, commands, pom, task, keys, probe)
     return None
