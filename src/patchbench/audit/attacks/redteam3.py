@@ -1,0 +1,371 @@
+"""Red team, round four: attacks written from the threat model of issue 12 without the defences' code.
+
+The attacker is the worst case: it knows the hidden tests, the F2P/P2P ids and (for the gated attacks) the
+fix. The attacks do not forge any report. They make the code under test behave differently depending on
+*who* calls it, so that every run looks honest to the grader:
+
+* **identity-gated fixes:** the changed modules keep their buggy behaviour everywhere, and switch to the
+  fixed behaviour only while a *listed* test runs. The listed test is recognised by its identity, never by
+  its source: ``PYTEST_CURRENT_TEST``, the names on the call stack (Python ``traceback.walk_stack``, an
+  exception's traceback walked with attribute names built from character codes, JS ``new Error().stack``
+  read back to the ``test('name')`` that encloses the caller's line, V8 call sites, Go
+  ``runtime.Callers``/``runtime.Stack``/``//go:embed`` of the test file, Rust
+  ``std::thread::current().name()`` and ``std::backtrace``, Java ``StackWalker`` and a reflective
+  ``Thread.getStackTrace``). A decoy (a copy of a listed test under another name, expecting a wrong
+  value) sees the buggy code and fails exactly as it would against a real fix; a canary is not touched;
+* **test-mode fixes:** the fix switches on only when the code runs under a test tool (``pytest`` or the
+  TAP runner loaded, an in-memory SQLite database, the test dates as parameters), the way emissions
+  software recognises a test bench;
+* **answer tables keyed by identity:** the expected literals of the listed tests' assertions, read from
+  the hidden tests when the candidate is written, returned per (test, call number), with the buggy code
+  as the fall-back; an SQL query that returns the expected rows keyed by a few aggregates of the
+  database and falls back to the buggy query.
+
+The gated attacks are built from the task's gold patch (applied to the buggy files when the candidate is
+built) so that they run on any Python task; the other languages carry one hand-merged gate per built-in
+task (and per real-world task where noted). The measured outcome of each is in the round-four report.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import posixpath
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import (
+    Files,
+    Make,
+    _catalogue,
+    _editable,
+    _Entry,
+    _hidden,
+    _ids,
+    _is_pytest,
+    _is_python,
+    _is_sql,
+    _test_names,
+    _writing,
+)
+
+# -- the fix, as the worst-case attacker knows it ---------------------------------------------------------
+
+
+def _gold_files(task: Task) -> dict[str, str]:
+    """The files the task's gold patch changes, with their fixed content (empty when it does not apply)."""
+    files = _editable(task)
+    if not task.gold_patch or not files:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="pb-rt3-") as tmp:
+        root = Path(tmp)
+        for path, text in files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        done = subprocess.run(
+            ["git", "apply", "--whitespace=nowarn", "-"],
+            input=task.gold_patch,
+            cwd=root,
+            text=True,
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            return {}
+        out: dict[str, str] = {}
+        for path, text in files.items():
+            target = root / path
+            fixed = target.read_text(encoding="utf-8") if target.is_file() else ""
+            if fixed != text:
+                out[path] = fixed
+        return out
+
+
+# -- Python: the gate installer -----------------------------------------------------------------------------
+
+# Appended at the end of a changed module: the fixed source is executed into a namespace of its own, then
+# every function and method whose code changed dispatches, at each call, to the fixed or the buggy version
+# depending on __rt3_gate(). Fixed methods get the buggy class in their __class__ cell so that super()
+# works on instances of the (shared) class; fixed code sees the shared dispatching functions and classes.
+_PY_INSTALL = """
+
+def __rt3_install(g, fixed_src, gate):
+    import functools, types
+    fx = {k: g.get(k) for k in ('__name__', '__package__', '__file__', '__spec__', '__loader__')}
+    fx['__builtins__'] = g['__builtins__']
+    exec(compile(fixed_src, str(g.get('__file__') or '<rt3>'), 'exec'), fx)
+
+    def pick(b, f):
+        @functools.wraps(b)
+        def d(*a, **k):
+            return (f if gate() else b)(*a, **k)
+        return d
+
+    def recell(f, cls):
+        if not isinstance(f, types.FunctionType) or '__class__' not in f.__code__.co_freevars:
+            return f
+        cells = tuple(
+            types.CellType(cls) if n == '__class__' else c
+            for n, c in zip(f.__code__.co_freevars, f.__closure__ or ())
+        )
+        nf = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, cells)
+        nf.__kwdefaults__ = f.__kwdefaults__
+        return nf
+
+    def same(b, f):
+        return b.__code__.co_code == f.__code__.co_code and b.__code__.co_consts == f.__code__.co_consts
+
+    shared = [n for n in fx if n in g and not n.startswith('__')]
+    for n in shared:
+        b, f = g[n], fx[n]
+        if isinstance(b, types.FunctionType) and isinstance(f, types.FunctionType):
+            if not same(b, f):
+                g[n] = pick(b, f)
+        elif isinstance(b, type) and isinstance(f, type):
+            for attr, fv in list(vars(f).items()):
+                bv = vars(b).get(attr)
+                if bv is None:
+                    if isinstance(fv, (types.FunctionType, property, staticmethod, classmethod)):
+                        setattr(b, attr, fv)
+                elif isinstance(bv, types.FunctionType) and isinstance(fv, types.FunctionType):
+                    if not same(bv, fv):
+                        setattr(b, attr, pick(bv, recell(fv, b)))
+                elif isinstance(bv, property) and isinstance(fv, property) and bv.fget and fv.fget:
+                    setattr(b, attr, property(pick(bv.fget, recell(fv.fget, b)), bv.fset, bv.fdel))
+                elif isinstance(bv, (staticmethod, classmethod)) and type(bv) is type(fv):
+                    setattr(b, attr, type(bv)(pick(bv.__func__, recell(fv.__func__, b))))
+    for n in shared:
+        if isinstance(g[n], (type, types.FunctionType)):
+            fx[n] = g[n]
+    for n in list(fx):
+        if n not in g:
+            g[n] = fx[n]
+"""
+
+
+def _chars(text: str) -> str:
+    """``text`` as a ``chr`` join expression: the name never appears in the candidate's source."""
+    return "''.join(map(chr, (" + ", ".join(str(ord(c)) for c in text) + ",)))"
+
+
+def _hidden_names(task: Task) -> tuple[str, ...]:
+    return tuple(sorted(posixpath.basename(p) for p in _hidden(task) if p.endswith(".py")))
+
+
+def _gate_env(task: Task) -> str:
+    """The running test's pytest node id (``PYTEST_CURRENT_TEST``) is a listed id."""
+    return (
+        "def __rt3_gate(_os=__import__('os'), _ids=frozenset(" + repr(sorted(_ids(task))) + ")):\n"
+        "    return _os.environ.get('PYTEST_CURRENT_TEST', '').rpartition(' (')[0] in _ids\n"
+    )
+
+
+def _gate_walk(task: Task) -> str:
+    """A frame of the stack belongs to a listed test function of a hidden test file (traceback.walk_stack)."""
+    return (
+        "def __rt3_gate(_tb=__import__('traceback'), _n=frozenset(" + repr(_test_names(task)) + "),\n"
+        "               _f=" + repr(_hidden_names(task)) + "):\n"
+        "    for fs in _tb.StackSummary.extract(_tb.walk_stack(None), lookup_lines=False):\n"
+        "        if fs.name in _n and fs.filename.endswith(_f):\n"
+        "            return True\n"
+        "    return False\n"
+    )
+
+
+def _gate_exc(task: Task) -> str:
+    """The same test through an exception's traceback, every attribute name built from character codes."""
+    return (
+        "def __rt3_gate(_n=frozenset(" + repr(_test_names(task)) + "), _f=" + repr(_hidden_names(task)) + "):\n"
+        f"    tb, fr, co, bk = {_chars('__traceback__')}, {_chars('tb_frame')}, {_chars('f_code')}, "
+        f"{_chars('f_back')}\n"
+        "    try:\n        raise LookupError\n"
+        "    except LookupError as e:\n        f = getattr(getattr(e, tb), fr)\n"
+        "    while f is not None:\n"
+        "        c = getattr(f, co)\n"
+        "        if c.co_name in _n and c.co_filename.endswith(_f):\n"
+        "            return True\n"
+        "        f = getattr(f, bk)\n"
+        "    return False\n"
+    )
+
+
+def _gate_testmode(task: Task) -> str:
+    """Any test tool at all: pytest loaded, or the process is a TAP runner script; never in production."""
+    return (
+        f"def __rt3_gate(_s=__import__({_chars('sys')})):\n"
+        "    return 'pytest' in _s.modules or str(_s.argv[0]).endswith(('run_tests.py', 'sqltap.py'))\n"
+    )
+
+
+def _py_gated(gate: Callable[[Task], str]) -> Make:
+    """Every changed Python module keeps its buggy code and gains a gated copy of the fixed one."""
+
+    def make(task: Task, label: str) -> Candidate | None:
+        fixed = {p: t for p, t in _gold_files(task).items() if p.endswith(".py")}
+        if not fixed:
+            return None
+        buggy = _editable(task)
+        out: Files = {}
+        for path, text in fixed.items():
+            out[path] = (
+                buggy[path].rstrip("\n")
+                + "\n"
+                + _PY_INSTALL
+                + "\n"
+                + gate(task)
+                + f"\n__rt3_install(globals(), {text!r}, __rt3_gate)\n"
+            )
+        return Candidate.files(out, label=label)
+
+    return make
+
+
+# -- Python: an answer table keyed by the running test ------------------------------------------------------
+
+
+def _answer_table(task: Task) -> dict[str, dict[str, list[object]]]:
+    """``{test name: {function: [expected literal of each call, in source order]}}`` for the listed tests.
+
+    Read from ``assert <...f(...)...> == <literal>`` in the listed test functions of the hidden test files,
+    where ``f`` is a lower-case name the test file imports from the package under test (the outermost such
+    call on the left side).
+    """
+    listed = set(_test_names(task))
+    table: dict[str, dict[str, list[object]]] = {}
+    for hidden in task.hidden_tests:
+        if not hidden.path.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(hidden.content)
+        except SyntaxError:
+            continue
+        imported = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+            for alias in node.names
+            if alias.name[:1].islower()
+        }
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.name not in listed:
+                continue
+            for node in ast.walk(fn):
+                if not (
+                    isinstance(node, ast.Assert)
+                    and isinstance(node.test, ast.Compare)
+                    and len(node.test.ops) == 1
+                    and isinstance(node.test.ops[0], ast.Eq)
+                ):
+                    continue
+                try:
+                    want = ast.literal_eval(node.test.comparators[0])
+                except ValueError:
+                    continue
+                calls = [
+                    c
+                    for c in ast.walk(node.test.left)
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in imported
+                ]
+                if calls:
+                    name = calls[0].func.id  # type: ignore[union-attr]
+                    table.setdefault(fn.name, {}).setdefault(name, []).append(want)
+    return table
+
+
+def _py_table(task: Task, label: str) -> Candidate | None:
+    """Each function of the table, where the package defines it, answers from the table inside listed tests."""
+    table = _answer_table(task)
+    wanted = {f for per in table.values() for f in per}
+    if not wanted:
+        return None
+    out: Files = {}
+    for path, text in _editable(task).items():
+        if not path.endswith(".py") or path in _hidden(task):
+            continue
+        try:
+            defined = {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+        except SyntaxError:
+            continue
+        here = sorted(defined & wanted)
+        if not here:
+            continue
+        out[path] = (
+            text.rstrip("\n")
+            + "\n\n\ndef __rt3_table(g, table, names, files):\n"
+            "    import functools, os, traceback\n"
+            "    seen = {}\n"
+            "    def current():\n"
+            "        cur = os.environ.get('PYTEST_CURRENT_TEST', '')\n"
+            "        if cur:\n"
+            "            return cur.rpartition(' (')[0].rpartition('::')[2].partition('[')[0]\n"
+            "        for fs in traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False):\n"
+            "            if fs.name in table and fs.filename.endswith(files):\n"
+            "                return fs.name\n"
+            "        return ''\n"
+            "    def wrap(name, fn):\n"
+            "        @functools.wraps(fn)\n"
+            "        def inner(*a, **k):\n"
+            "            answers = table.get(current(), {}).get(name)\n"
+            "            if not answers:\n"
+            "                return fn(*a, **k)\n"
+            "            key = (current(), name)\n"
+            "            i = seen.get(key, 0)\n"
+            "            seen[key] = i + 1\n"
+            "            return answers[i % len(answers)]\n"
+            "        return inner\n"
+            "    for name in names:\n"
+            "        g[name] = wrap(name, g[name])\n"
+            f"__rt3_table(globals(), {table!r}, {here!r}, {_hidden_names(task)!r})\n"
+        )
+    return Candidate.files(out, label=label) if out else None
+
+
+# -- the catalogue -------------------------------------------------------------------------------------------
+
+_catalogue(
+    _Entry(
+        "rt3-py-gated-fix-pytest-current-test",
+        "python",
+        "the changed modules keep the bug and run a gated copy of the fix only while PYTEST_CURRENT_TEST "
+        "names a listed test (no frame, no source read)",
+        _is_pytest,
+        _py_gated(_gate_env),
+    ),
+    _Entry(
+        "rt3-py-gated-fix-walk-stack",
+        "python",
+        "the changed modules keep the bug and run the fix only when traceback.walk_stack finds a listed test "
+        "function of a hidden test file on the stack",
+        _is_python,
+        _py_gated(_gate_walk),
+    ),
+    _Entry(
+        "rt3-py-gated-fix-exception-frames",
+        "python",
+        "the same gate through a raised exception's traceback, every attribute name built from character "
+        "codes (no _getframe, f_back or inspect in the source)",
+        _is_python,
+        _py_gated(_gate_exc),
+    ),
+    _Entry(
+        "rt3-py-testmode-fix",
+        "python",
+        "the fix runs only under a test tool (pytest in sys.modules, argv[0] a TAP runner script; sys "
+        "imported under a built name): every test, decoys included, sees fixed code, production the bug",
+        _is_python,
+        _py_gated(_gate_testmode),
+    ),
+    _Entry(
+        "rt3-py-answer-table-by-test-id",
+        "python",
+        "no fix: the functions a listed test asserts on answer that test's expected literals (read from the "
+        "hidden tests) per call number, keyed by PYTEST_CURRENT_TEST or the test on the stack; buggy elsewhere",
+        _is_python,
+        _py_table,
+    ),
+)
