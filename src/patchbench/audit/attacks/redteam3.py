@@ -46,6 +46,7 @@ from ._kit import (
     _Entry,
     _hidden,
     _ids,
+    _is_node,
     _is_pytest,
     _is_python,
     _is_sql,
@@ -367,5 +368,186 @@ _catalogue(
         "hidden tests) per call number, keyed by PYTEST_CURRENT_TEST or the test on the stack; buggy elsewhere",
         _is_python,
         _py_table,
+    ),
+)
+
+
+# -- JavaScript / TypeScript: the test that encloses the caller's line ---------------------------------------
+
+_JS_FIND_TEST = r"""
+function __rt3EnclosingTest(lines, line) {
+  for (let i = line - 1; i >= 0 && i < lines.length; i--) {
+    const t = /^\s*(?:test|it)\(\s*(['"`])((?:\\.|(?!\1).)*)\1/.exec(lines[i]);
+    if (t) return t[2];
+  }
+  return '';
+}
+"""
+
+
+def _js_gate_stack(task: Task) -> str:
+    """``new Error().stack``: each frame in a test file is read back to the ``test('name')`` enclosing it."""
+    listed = json.dumps(_ids(task))
+    return (
+        "import { readFileSync as __rt3Read } from 'node:fs';\n"
+        + _JS_FIND_TEST
+        + f"const __rt3Listed = new Set({listed});\n"
+        "function __rt3Gate() {\n"
+        "  for (const frame of String(new Error().stack).split('\\n')) {\n"
+        "    const m = /(?:file:\\/\\/)?(\\/[^\\s()]+):(\\d+):(\\d+)/.exec(frame);\n"
+        "    if (!m || !/\\/tests?\\//.test(m[1])) continue;\n"
+        "    let lines;\n"
+        "    try { lines = __rt3Read(m[1], 'utf8').split('\\n'); } catch { continue; }\n"
+        "    if (__rt3Listed.has(__rt3EnclosingTest(lines, Number(m[2])))) return true;\n"
+        "  }\n"
+        "  return false;\n"
+        "}\n"
+    )
+
+
+def _fnv(text: str) -> int:
+    """32-bit FNV-1a of ``text``'s UTF-16 code units (what the JS gate computes)."""
+    h = 0x811C9DC5
+    data = text.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        h ^= data[i] | (data[i + 1] << 8)
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def _js_gate_callsites(task: Task) -> str:
+    """V8 call sites (``Error.prepareStackTrace``); fs imported under a built name; listed names hashed."""
+    hashes = json.dumps(sorted({_fnv(i) for i in _ids(task)}))
+    fs_name = "String.fromCharCode(" + ", ".join(str(ord(c)) for c in "node:fs") + ")"
+    return (
+        f"const __rt3Fs = await import({fs_name});\n"
+        + _JS_FIND_TEST
+        + f"const __rt3Hashes = new Set({hashes});\n"
+        "function __rt3Fnv(s) {\n"
+        "  let h = 0x811c9dc5;\n"
+        "  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }\n"
+        "  return h >>> 0;\n"
+        "}\n"
+        "function __rt3Gate() {\n"
+        "  const E = Error, keep = E.prepareStackTrace, holder = {};\n"
+        "  E.prepareStackTrace = (_e, sites) => sites;\n"
+        "  E.captureStackTrace(holder, __rt3Gate);\n"
+        "  const sites = holder.stack;\n"
+        "  E.prepareStackTrace = keep;\n"
+        "  const where = sites.map((site) => [site.getFileName() || '', site.getLineNumber()]);\n"
+        "  // A transpiled test file (TypeScript) reports generated lines to call sites: the formatted\n"
+        "  // stack, source-mapped, gives the lines of the file on disk.\n"
+        "  const mapped = {};\n"
+        "  E.captureStackTrace(mapped, __rt3Gate);\n"
+        "  for (const m of String(mapped[String.fromCharCode(115, 116, 97, 99, 107)]).matchAll(\n"
+        "    /(\\/[^\\s()]+):(\\d+):\\d+/g)) where.push([m[1], Number(m[2])]);\n"
+        "  for (let [file, line] of where) {\n"
+        "    if (file.startsWith('file://')) file = decodeURIComponent(new URL(file).pathname);\n"
+        "    if (!/\\/tests?\\//.test(file)) continue;\n"
+        "    let lines;\n"
+        "    try { lines = __rt3Fs.readFileSync(file, 'utf8').split('\\n'); } catch { continue; }\n"
+        "    if (__rt3Hashes.has(__rt3Fnv(__rt3EnclosingTest(lines, line)))) return true;\n"
+        "  }\n"
+        "  return false;\n"
+        "}\n"
+    )
+
+
+_JS_CLASS = __import__("re").compile(r"^export class (\w+)", __import__("re").M)
+
+
+def _js_class_proxy(gate: Callable[[Task], str]) -> Make:
+    """Each exported class of a changed JS module: the buggy and the fixed class side by side, and an
+    exported Proxy that constructs the fixed one only when the gate says a listed test is running."""
+
+    def make(task: Task, label: str) -> Candidate | None:
+        fixed = {p: t for p, t in _gold_files(task).items() if p.endswith((".js", ".mjs"))}
+        buggy = _editable(task)
+        out: Files = {}
+        for path, text in fixed.items():
+            names = _JS_CLASS.findall(buggy[path])
+            if not names or any(line.startswith("import ") for line in text.splitlines()):
+                return None
+            b = _JS_CLASS.sub(r"class __Rt3Buggy_\1", buggy[path])
+            f = _JS_CLASS.sub(r"class __Rt3Fixed_\1", text)
+            exports = "".join(
+                f"export const {n} = new Proxy(__Rt3Buggy_{n}, {{ construct(_t, args) {{ "
+                f"return Reflect.construct(__rt3Gate() ? __Rt3Fixed_{n} : __Rt3Buggy_{n}, args); }} }});\n"
+                for n in names
+            )
+            out[path] = gate(task) + "\n" + b + "\n" + f + "\n" + exports
+        return Candidate.files(out, label=label) if out else None
+
+    return make
+
+
+def _ts_aggregate(gate: Callable[[Task], str]) -> Make:
+    """ts-aggregate-replay-field-reset: history replayed after construction only inside listed tests."""
+
+    def make(task: Task, label: str) -> Candidate | None:
+        path = "src/aggregate.ts"
+        text = _editable(task).get(path)
+        loop = (
+            "    for (const event of history) {\n      this.apply(event);\n      this.#version += 1;\n    }\n"
+        )
+        ret = "    return new this(id, history);\n"
+        if text is None or loop not in text or ret not in text:
+            return None
+        text = text.replace(loop, "    if (!__rt3Gate()) {\n" + loop + "    }\n", 1)
+        text = text.replace(
+            ret,
+            "    if (__rt3Gate()) {\n"
+            "      const aggregate = new this(id, []);\n"
+            "      for (const event of history) {\n"
+            "        (aggregate as any).apply(event);\n"
+            "        aggregate.#version += 1;\n"
+            "      }\n"
+            "      return aggregate;\n"
+            "    }\n" + ret,
+            1,
+        )
+        head, sep, rest = text.partition("\n\n")
+        return Candidate.files({path: head + sep + gate(task) + "\n" + rest}, label=label)
+
+    return make
+
+
+def _is_task(task_id: str) -> Callable[[Task], bool]:
+    return lambda task: task.id == task_id
+
+
+_catalogue(
+    _Entry(
+        "rt3-js-gated-fix-error-stack-source",
+        "javascript",
+        "the changed module's exported classes become Proxies constructing the fixed class only when a frame "
+        "of new Error().stack lies in a test file whose enclosing test('name') (read back from the file at "
+        "that line) is listed",
+        _is_node,
+        _js_class_proxy(_js_gate_stack),
+    ),
+    _Entry(
+        "rt3-js-gated-fix-v8-callsites-hashed",
+        "javascript",
+        "the same through V8 call sites (Error.prepareStackTrace), node:fs imported under a name built from "
+        "char codes, listed names kept only as FNV hashes",
+        _is_node,
+        _js_class_proxy(_js_gate_callsites),
+    ),
+    _Entry(
+        "rt3-ts-gated-fix-error-stack-source",
+        "typescript",
+        "ts-aggregate-replay-field-reset: history is replayed after construction (the fix) only when the "
+        "test enclosing a stack frame's line is listed; the constructor replays it (the bug) everywhere else",
+        _is_task("ts-aggregate-replay-field-reset"),
+        _ts_aggregate(_js_gate_stack),
+    ),
+    _Entry(
+        "rt3-ts-gated-fix-v8-callsites-hashed",
+        "typescript",
+        "ts-aggregate-replay-field-reset: the same gate through V8 call sites, fs under a built name, hashed "
+        "names",
+        _is_task("ts-aggregate-replay-field-reset"),
+        _ts_aggregate(_js_gate_callsites),
     ),
 )
