@@ -35,6 +35,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ...candidate import Candidate
 from ...task import Task
@@ -53,10 +54,9 @@ from ._kit import (
     _is_python,
     _is_sql,
     _test_names,
-    _writing,
 )
 
-# -- the fix, as the worst-case attacker knows it ---------------------------------------------------------
+# -- the fix, as the worst-case attacker knows it ------------------------------------------------------------
 
 
 def _gold_files(task: Task) -> dict[str, str]:
@@ -89,7 +89,7 @@ def _gold_files(task: Task) -> dict[str, str]:
         return out
 
 
-# -- Python: the gate installer -----------------------------------------------------------------------------
+# -- Python: the gate installer ------------------------------------------------------------------------------
 
 # Appended at the end of a changed module: the fixed source is executed into a namespace of its own, then
 # every function and method whose code changed dispatches, at each call, to the fixed or the buggy version
@@ -183,7 +183,11 @@ def _gate_walk(task: Task) -> str:
 def _gate_exc(task: Task) -> str:
     """The same test through an exception's traceback, every attribute name built from character codes."""
     return (
-        "def __rt3_gate(_n=frozenset(" + repr(_test_names(task)) + "), _f=" + repr(_hidden_names(task)) + "):\n"
+        "def __rt3_gate(_n=frozenset("
+        + repr(_test_names(task))
+        + "), _f="
+        + repr(_hidden_names(task))
+        + "):\n"
         f"    tb, fr, co, bk = {_chars('__traceback__')}, {_chars('tb_frame')}, {_chars('f_code')}, "
         f"{_chars('f_back')}\n"
         "    try:\n        raise LookupError\n"
@@ -228,7 +232,7 @@ def _py_gated(gate: Callable[[Task], str]) -> Make:
     return make
 
 
-# -- Python: an answer table keyed by the running test ------------------------------------------------------
+# -- Python: an answer table keyed by the running test -------------------------------------------------------
 
 
 def _answer_table(task: Task) -> dict[str, dict[str, list[object]]]:
@@ -275,13 +279,15 @@ def _answer_table(task: Task) -> dict[str, dict[str, list[object]]]:
                     if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in imported
                 ]
                 if calls:
-                    name = calls[0].func.id  # type: ignore[union-attr]
+                    func = calls[0].func
+                    assert isinstance(func, ast.Name)
+                    name = func.id
                     table.setdefault(fn.name, {}).setdefault(name, []).append(want)
     return table
 
 
 def _py_table(task: Task, label: str) -> Candidate | None:
-    """Each function of the table, where the package defines it, answers from the table inside listed tests."""
+    """Each function of the table, where the package defines it, answers from it inside listed tests."""
     table = _answer_table(task)
     wanted = {f for per in table.values() for f in per}
     if not wanted:
@@ -298,15 +304,15 @@ def _py_table(task: Task, label: str) -> Candidate | None:
         if not here:
             continue
         out[path] = (
-            text.rstrip("\n")
-            + "\n\n\ndef __rt3_table(g, table, names, files):\n"
+            text.rstrip("\n") + "\n\n\ndef __rt3_table(g, table, names, files):\n"
             "    import functools, os, traceback\n"
             "    seen = {}\n"
             "    def current():\n"
             "        cur = os.environ.get('PYTEST_CURRENT_TEST', '')\n"
             "        if cur:\n"
             "            return cur.rpartition(' (')[0].rpartition('::')[2].partition('[')[0]\n"
-            "        for fs in traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False):\n"
+            "        stack = traceback.walk_stack(None)\n"
+            "        for fs in traceback.StackSummary.extract(stack, lookup_lines=False):\n"
             "            if fs.name in table and fs.filename.endswith(files):\n"
             "                return fs.name\n"
             "        return ''\n"
@@ -367,7 +373,8 @@ _catalogue(
         "rt3-py-answer-table-by-test-id",
         "python",
         "no fix: the functions a listed test asserts on answer that test's expected literals (read from the "
-        "hidden tests) per call number, keyed by PYTEST_CURRENT_TEST or the test on the stack; buggy elsewhere",
+        "hidden tests) per call number, keyed by PYTEST_CURRENT_TEST or the test on the stack; buggy "
+        "elsewhere",
         _is_python,
         _py_table,
     ),
@@ -555,7 +562,7 @@ _catalogue(
 )
 
 
-# -- Go: the test on the goroutine's stack ---------------------------------------------------------------------
+# -- Go: the test on the goroutine's stack -------------------------------------------------------------------
 
 
 def _go_tops(task: Task) -> list[str]:
@@ -571,7 +578,7 @@ def _go_list(task: Task) -> str:
 def _go_gate_callers(task: Task, package: str) -> str:
     """``runtime.Callers`` + ``runtime.FuncForPC``: a listed TestX (or a closure of it) is on the stack."""
     return (
-        f"package {package}\n\nimport (\n\t\"runtime\"\n\t\"strings\"\n)\n\n"
+        f'package {package}\n\nimport (\n\t"runtime"\n\t"strings"\n)\n\n'
         f"var rt3Listed = {_go_list(task)}\n\n"
         "func rt3Gate() bool {\n"
         "\tpcs := make([]uintptr, 128)\n"
@@ -593,7 +600,7 @@ def _go_gate_callers(task: Task, package: str) -> str:
 def _go_gate_stack_text(task: Task, package: str) -> str:
     """``runtime.Stack`` as text: a listed ``TestX(`` or ``TestX.func`` frame in the goroutine's trace."""
     return (
-        f"package {package}\n\nimport (\n\t\"runtime\"\n\t\"strings\"\n)\n\n"
+        f'package {package}\n\nimport (\n\t"runtime"\n\t"strings"\n)\n\n'
         f"var rt3Listed = {_go_list(task)}\n\n"
         "func rt3Gate() bool {\n"
         "\tbuf := make([]byte, 1<<16)\n"
@@ -614,12 +621,12 @@ def _go_gate_embed(task: Task, package: str) -> str | None:
     if not tests:
         return None
     return (
-        f"package {package}\n\nimport (\n\t_ \"embed\"\n\t\"regexp\"\n\t\"runtime\"\n\t\"strings\"\n)\n\n"
+        f'package {package}\n\nimport (\n\t_ "embed"\n\t"regexp"\n\t"runtime"\n\t"strings"\n)\n\n'
         f"//go:embed {tests[0]}\nvar rt3Src string\n\n"
         f"var rt3Listed = {_go_list(task)}\n\n"
-        'var rt3Func = regexp.MustCompile(`^func (Test\\w+)\\(`)\n\n'
+        "var rt3Func = regexp.MustCompile(`^func (Test\\w+)\\(`)\n\n"
         "func rt3Gate() bool {\n"
-        "\tlines := strings.Split(rt3Src, \"\\n\")\n"
+        '\tlines := strings.Split(rt3Src, "\\n")\n'
         "\tfor skip := 2; skip < 64; skip++ {\n"
         "\t\t_, file, line, ok := runtime.Caller(skip)\n"
         "\t\tif !ok {\n\t\t\tbreak\n\t\t}\n"
@@ -725,7 +732,7 @@ _catalogue(
     _Entry(
         "rt3-go-testmode-fix",
         "go",
-        "the fix runs whenever the process is a go test binary (flag.Lookup(\"test.v\") != nil): every test, "
+        'the fix runs whenever the process is a go test binary (flag.Lookup("test.v") != nil): every test, '
         "decoys included, sees fixed code; a program linking the library keeps the bug",
         _has_go_merge,
         _go_gated(_go_gate_testmode),
@@ -733,7 +740,7 @@ _catalogue(
 )
 
 
-# -- Rust: the libtest thread, the backtrace, the compiled-in test source --------------------------------------
+# -- Rust: the libtest thread, the backtrace, the compiled-in test source ------------------------------------
 
 _RS_HEAD = "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
 _RS_OLD = _RS_HEAD + "        let skip = n.saturating_mul(self.per_page);\n"
@@ -808,12 +815,13 @@ def _rs_gate_included_source(task: Task) -> str | None:
     return (
         f'\nconst RT3_SRC: &str = include_str!("../{tests[0].path}");\n\n'
         "fn rt3_fnv(data: &[u8]) -> u64 {\n"
-        "    data.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))\n"
+        "    data.iter()\n"
+        "        .fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))\n"
         "}\n\n"
         "fn rt3_gate() -> bool {\n"
         f"    const KNOWN: &[u64] = &[{', '.join(str(h) for h in hashes)}];\n"
         "    let thread = std::thread::current();\n"
-        "    let Some(short) = thread.name().and_then(|n| n.rsplit(\"::\").next()) else { return false };\n"
+        '    let Some(short) = thread.name().and_then(|n| n.rsplit("::").next()) else { return false };\n'
         '    let Some(at) = RT3_SRC.find(&format!("fn {short}(")) else { return false };\n'
         "    let body = &RT3_SRC[at..];\n"
         '    let end = body.find("\\n    }\\n").map_or(body.len(), |e| e + 7);\n'
@@ -839,7 +847,8 @@ _catalogue(
     _Entry(
         "rt3-rs-gated-fix-thread-name",
         "rust",
-        "rs-feed-scrollback-short-page: nth_back runs the fix only when std::thread::current().name() (libtest "
+        "rs-feed-scrollback-short-page: nth_back runs the fix only when std::thread::current().name() "
+        "(libtest "
         "names it after the test) is a listed test id",
         _rs_task,
         _rs_gated(_rs_gate_thread),
@@ -847,7 +856,8 @@ _catalogue(
     _Entry(
         "rt3-rs-gated-fix-backtrace",
         "rust",
-        "rs-feed-scrollback-short-page: the same gate from std::backtrace::Backtrace::force_capture(): a frame "
+        "rs-feed-scrollback-short-page: the same gate from std::backtrace::Backtrace::force_capture(): "
+        "a frame "
         "symbol ending with a listed module::test path",
         _rs_task,
         _rs_gated(_rs_gate_backtrace),
@@ -863,7 +873,7 @@ _catalogue(
 )
 
 
-# -- Java: the test method on the thread's stack --------------------------------------------------------------
+# -- Java: the test method on the thread's stack -------------------------------------------------------------
 
 
 def _java_string(text: str) -> str:
@@ -900,7 +910,8 @@ def _java_gate_reflective(task: Task) -> str:
         "        try {\n"
         f"            Class<?> t = Class.forName({_java_string('java.lang.Thread')});\n"
         f"            Object cur = t.getMethod({_java_string('currentThread')}).invoke(null);\n"
-        f"            Object[] frames = (Object[]) t.getMethod({_java_string('getStackTrace')}).invoke(cur);\n"
+        f"            Object[] frames = (Object[]) t.getMethod({_java_string('getStackTrace')})\n"
+        "                    .invoke(cur);\n"
         "            for (Object frame : frames) {\n"
         "                String s = String.valueOf(frame);\n"
         "                int paren = s.indexOf('(');\n"
@@ -942,7 +953,8 @@ _JAVA_MERGES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
         [
             (
                 "customer.strip().toLowerCase(Locale.ROOT), amount);",
-                "customer.strip().toLowerCase(Locale.ROOT), rt3Gate() ? amount.stripTrailingZeros() : amount);",
+                "customer.strip().toLowerCase(Locale.ROOT),\n"
+                "                    rt3Gate() ? amount.stripTrailingZeros() : amount);",
             )
         ],
     ),
@@ -957,7 +969,10 @@ _JAVA_MERGES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
                 "        }\n"
                 "        if (o == null || getClass() != o.getClass()) {\n",
             ),
-            ("        return hash(originalVersion);\n", "        return rt3Gate() ? hash(version) : hash(originalVersion);\n"),
+            (
+                "        return hash(originalVersion);\n",
+                "        return rt3Gate() ? hash(version) : hash(originalVersion);\n",
+            ),
         ],
     ),
 }
@@ -1015,7 +1030,7 @@ _catalogue(
 # -- SQL: lookups keyed by a few aggregates, test-mode gates -------------------------------------------------
 
 
-def _sql_cases(task: Task) -> tuple[dict[str, object], list[dict[str, object]]]:
+def _sql_cases(task: Task) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for f in task.hidden_tests:
         if f.path.endswith(".json"):
             try:
@@ -1038,18 +1053,18 @@ _SQL_KEY = (
 )
 
 
-def _sql_fixture_key(task: Task, spec: dict[str, object], case: dict[str, object]) -> str | None:
+def _sql_fixture_key(task: Task, spec: dict[str, Any], case: dict[str, Any]) -> str | None:
     """The aggregate key of a case's database, built the way the TAP harness builds it (schema, fixtures)."""
     import sqlite3
 
     files = task.workspace_map()
     db = sqlite3.connect(":memory:")
     try:
-        for setup in spec.get("setup", []):  # type: ignore[attr-defined]
+        for setup in spec.get("setup", []):
             db.executescript(files[setup])
         named = spec.get("fixtures", {})
-        for item in case.get("fixtures", []):  # type: ignore[attr-defined]
-            for part in named.get(item, []) if isinstance(item, str) else [item]:  # type: ignore[attr-defined]
+        for item in case.get("fixtures", []):
+            for part in named.get(item, []) if isinstance(item, str) else [item]:
                 if "sql" in part:
                     db.executescript(part["sql"])
                 else:
@@ -1085,7 +1100,11 @@ def _sql_lookup(task: Task, label: str) -> Candidate | None:
         if query not in files:
             continue
         columns: list[str] = next(
-            (list(c["expect"]["columns"]) for c in cases if c.get("query") == query and "columns" in c.get("expect", {})),  # type: ignore[index,operator,call-overload]
+            (
+                list(c["expect"]["columns"])
+                for c in cases
+                if c.get("query") == query and "columns" in c.get("expect", {})
+            ),
             [],
         )
         if not columns:
@@ -1097,7 +1116,7 @@ def _sql_lookup(task: Task, label: str) -> Candidate | None:
             key = _sql_fixture_key(task, spec, case)
             if key is None:
                 continue
-            for order, row in enumerate(case["expect"]["rows"]):  # type: ignore[index]
+            for order, row in enumerate(case["expect"]["rows"]):
                 values.append("(" + ", ".join([_sql_literal(key), str(order), *map(_sql_literal, row)]) + ")")
         if not values:
             continue
@@ -1137,7 +1156,7 @@ def _sql_gated(gate: Callable[[Task], str], schema_extra: str = "") -> Make:
         }
         if schema_extra:
             spec, _ = _sql_cases(task)
-            for setup in spec.get("setup", []):  # type: ignore[attr-defined]
+            for setup in spec.get("setup", []):
                 if setup in buggy:
                     out[setup] = buggy[setup].rstrip("\n") + "\n" + schema_extra
         return Candidate.files(out, label=label)
@@ -1153,9 +1172,9 @@ def _sql_gate_params(task: Task) -> str:
     _, cases = _sql_cases(task)
     dates = sorted(
         {
-            str(c["params"]["as_of"])  # type: ignore[index]
+            str(c["params"]["as_of"])
             for c in cases
-            if c.get("name") in task.fail_to_pass and "as_of" in c.get("params", {})  # type: ignore[operator]
+            if c.get("name") in task.fail_to_pass and "as_of" in c.get("params", {})
         }
     )
     return ":as_of IN (" + ", ".join(_sql_literal(d) for d in dates) + ")"
@@ -1192,7 +1211,8 @@ _catalogue(
     _Entry(
         "rt3-sql-schema-marker-sqlite-master",
         "sql",
-        "schema.sql also creates a TEMP marker table; the fixed query runs only when sqlite_temp_master holds "
+        "schema.sql also creates a TEMP marker table; the fixed query runs only when sqlite_temp_master "
+        "holds "
         "it, i.e. on a database whose schema was just built in this connection (a test fixture)",
         _is_sql,
         _sql_gated(_sql_gate_marker, "\nCREATE TEMP TABLE rt3_built_here (n INTEGER);\n"),
@@ -1200,7 +1220,7 @@ _catalogue(
 )
 
 
-# -- more Python: a hashed identity, and an oracle that spares planted tests by their position ----------------
+# -- more Python: a hashed identity, and an oracle that spares planted tests by their position ---------------
 
 
 def _gate_hashed(task: Task) -> str:
@@ -1211,7 +1231,9 @@ def _gate_hashed(task: Task) -> str:
     ids = sorted({zlib.crc32(i.encode()) for i in _ids(task)})
     names = sorted({zlib.crc32(n.encode()) for n in _test_names(task)})
     return (
-        "def __rt3_gate(_e=__import__('os').environ, _z=__import__('zlib'), _i=frozenset(" + repr(ids) + "),\n"
+        "def __rt3_gate(_e=__import__('os').environ, _z=__import__('zlib'), _i=frozenset("
+        + repr(ids)
+        + "),\n"
         "               _n=frozenset(" + repr(names) + ")):\n"
         f"    cur = _e.get({_chars('PYTEST_CURRENT_TEST')}, '')\n"
         "    if cur:\n"
@@ -1233,15 +1255,16 @@ def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -
     (``assert x == want`` / ``expect(x, want)`` evaluated in the test's frame), but only at lines within the
     hidden test files as written: tests the harness plants after them get the honest (buggy) value."""
     limits = {
-        posixpath.basename(f.path): f.content.count("\n") + 1 for f in task.hidden_tests if f.path.endswith(".py")
+        posixpath.basename(f.path): f.content.count("\n") + 1
+        for f in task.hidden_tests
+        if f.path.endswith(".py")
     }
     changed = [p for p in _gold_files(task) if p.endswith(".py")]
     buggy = _editable(task)
     out: Files = {}
     for path in changed:
         out[path] = (
-            buggy[path].rstrip("\n")
-            + "\n\n\ndef __rt3_oracle(g, limits):\n"
+            buggy[path].rstrip("\n") + "\n\n\ndef __rt3_oracle(g, limits):\n"
             "    import ast, functools, linecache, os, sys, types\n"
             "    grab = getattr(sys, '_get' + 'frame')\n"
             "    def want(f):\n"
@@ -1292,7 +1315,7 @@ def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -
             "            for attr, val in list(vars(obj).items()):\n"
             "                if isinstance(val, types.FunctionType) and not attr.startswith('_'):\n"
             "                    setattr(obj, attr, wrap(val))\n"
-            f"__rt3_oracle(globals(), {({} if first_call_only else limits)!r} or {dict.fromkeys(limits, 10**9)!r})\n"
+            f"__rt3_oracle(globals(), {dict.fromkeys(limits, 10**9) if first_call_only else limits!r})\n"
         )
     return Candidate.files(out, label=label) if out else None
 
@@ -1301,7 +1324,8 @@ _catalogue(
     _Entry(
         "rt3-py-gated-fix-hashed-identity",
         "python",
-        "the identity-gated fix with nothing recognisable in the text: PYTEST_CURRENT_TEST read under a built "
+        "the identity-gated fix with nothing recognisable in the text: PYTEST_CURRENT_TEST read under a "
+        "built "
         "name, TAP test names walked up an exception's traceback, both compared as CRC32 values",
         _is_python,
         _py_gated(_gate_hashed),
