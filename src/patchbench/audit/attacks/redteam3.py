@@ -1250,7 +1250,22 @@ def _gate_hashed(task: Task) -> str:
     )
 
 
-def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -> Candidate | None:
+def _original_test_names(task: Task) -> list[str]:
+    """Every function defined in the hidden Python test files as written (tests and helpers)."""
+    names: set[str] = set()
+    for f in task.hidden_tests:
+        if f.path.endswith(".py"):
+            try:
+                tree = ast.parse(f.content)
+            except SyntaxError:
+                continue
+            names |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return sorted(names)
+
+
+def _py_position_oracle(
+    task: Task, label: str, first_call_only: bool = False, known_names: bool = False
+) -> Candidate | None:
     """Every public function of the changed modules answers the expectation of the assertion its test is on
     (``assert x == want`` / ``expect(x, want)`` evaluated in the test's frame), but only at lines within the
     hidden test files as written: tests the harness plants after them get the honest (buggy) value."""
@@ -1261,10 +1276,14 @@ def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -
     }
     changed = [p for p in _gold_files(task) if p.endswith(".py")]
     buggy = _editable(task)
+    # The position limit applies only to the plain oracle; the other two modes recognise planted tests
+    # otherwise (a repeated call, a name the hidden files do not define).
+    lines = dict.fromkeys(limits, 10**9) if first_call_only or known_names else limits
+    known = frozenset(_original_test_names(task)) if known_names else frozenset()
     out: Files = {}
     for path in changed:
         out[path] = (
-            buggy[path].rstrip("\n") + "\n\n\ndef __rt3_oracle(g, limits):\n"
+            buggy[path].rstrip("\n") + "\n\n\ndef __rt3_oracle(g, limits, known):\n"
             "    import ast, functools, linecache, os, sys, types\n"
             "    grab = getattr(sys, '_get' + 'frame')\n"
             "    def want(f):\n"
@@ -1300,6 +1319,9 @@ def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -
             "                if base in limits:\n"
             "                    if f.f_lineno > limits[base]:\n"
             "                        return out\n"
+            "                    if known and f.f_code.co_name.startswith('test') \\\n"
+            "                            and f.f_code.co_name not in known:\n"
+            "                        return out\n"
             "                    got = want(f)\n"
             "                    if got is not None:\n"
             "                        return got[0]\n"
@@ -1315,7 +1337,7 @@ def _py_position_oracle(task: Task, label: str, first_call_only: bool = False) -
             "            for attr, val in list(vars(obj).items()):\n"
             "                if isinstance(val, types.FunctionType) and not attr.startswith('_'):\n"
             "                    setattr(obj, attr, wrap(val))\n"
-            f"__rt3_oracle(globals(), {dict.fromkeys(limits, 10**9) if first_call_only else limits!r})\n"
+            f"__rt3_oracle(globals(), {lines!r}, {known!r})\n"
         )
     return Candidate.files(out, label=label) if out else None
 
@@ -1345,6 +1367,15 @@ _catalogue(
         "(a planted copy of a test calling with the same inputs after it) gets the honest, buggy value",
         _is_python,
         lambda task, label: _py_position_oracle(task, label, first_call_only=True),
+    ),
+    _Entry(
+        "rt3-py-source-oracle-known-names-only",
+        "python",
+        "no fix, no F2P/P2P ids: the same source oracle answers only inside test functions defined in the "
+        "hidden files as written (their names read from the tests); a test the harness plants has a new "
+        "name and gets the honest, buggy value",
+        _is_python,
+        lambda task, label: _py_position_oracle(task, label, known_names=True),
     ),
 )
 
