@@ -18,12 +18,15 @@ fix. The attacks do not forge any report. They make the code under test behave d
   software recognises a test bench;
 * **answer tables keyed by identity:** the expected literals of the listed tests' assertions, read from
   the hidden tests when the candidate is written, returned per (test, call number), with the buggy code
-  as the fall-back; an SQL query that returns the expected rows keyed by a few aggregates of the
-  database and falls back to the buggy query.
+  as the fall-back; source oracles (the assertion's expectation evaluated in the test's frame) that
+  spare the tests the harness plants by their position, by a repeated call or by a name the hidden files
+  do not define; an SQL query that returns the expected rows keyed by a few aggregates of the database
+  and falls back to the buggy query.
 
 The gated attacks are built from the task's gold patch (applied to the buggy files when the candidate is
 built) so that they run on any Python task; the other languages carry one hand-merged gate per built-in
-task (and per real-world task where noted). The measured outcome of each is in the round-four report.
+task (and per real-world task where noted). The measured outcome of each is in
+``docs/design/integrity.md`` (round four).
 """
 
 from __future__ import annotations
