@@ -169,6 +169,33 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _pick(keys: Sequence[str]) -> list[str]:
+    """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters and a dropped row (each stops a
+    different kind of lookup) before anything else, then distinct cases, then the rest."""
+    chosen: list[str] = []
+    for kind in ("param", "drop"):
+        fresh = [
+            k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
+        ]
+        k = next(iter(fresh or [k for k in keys if _kind(k) == kind]), None)
+        if k is not None and len(chosen) < MAX_CONTROLS:
+            chosen.append(k)
+    for k in keys:
+        if (
+            len(chosen) < MAX_CONTROLS
+            and k not in chosen
+            and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
+        ):
+            chosen.append(k)
+    chosen += [k for k in keys if k not in chosen][: MAX_CONTROLS - len(chosen)]
+    return chosen
+
+
+def _kind(key: str) -> str:
+    """What a control key perturbs: ``param``, ``drop`` or ``rev``."""
+    return key.split("#", 1)[-1].rstrip("0123456789.")
+
+
 def _shift_params(params: Any) -> dict[str, Any] | None:
     """The case's parameters moved on a little (an ISO date by a day, an integer by one); None when none
     can be."""
@@ -249,11 +276,7 @@ def plan_sql(
         keys = [k for k in controls if k in candidates]
         rng.shuffle(keys)
         keys.sort(key=lambda k: (not controls[k].get("informative"), not controls[k].get("differs")))
-        chosen: list[str] = []
-        for k in keys:  # distinct cases first, then the rest
-            if len(chosen) < MAX_CONTROLS and k.split("#")[0] not in {c.split("#")[0] for c in chosen}:
-                chosen.append(k)
-        chosen += [k for k in keys if k not in chosen][: MAX_CONTROLS - len(chosen)]
+        chosen = _pick(keys)
         for k in chosen:
             name = _draw(k.split("#")[0], taken, rng)
             names.append(name)
