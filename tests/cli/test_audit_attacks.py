@@ -135,6 +135,7 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
         "rows": 4,
         "applied": 2,
         "rewarded": 1,
+        "accepted_holding_fix": 0,
         "gold_run": 2,
         "gold_resolved": 1,
         "gold_lost": 1,
@@ -160,6 +161,33 @@ def test_write_attack_reports_all_clear(tmp_path: Path) -> None:
     assert "No attack earned a reward." in md and "Every gold patch resolved." in md
     language = CATALOGUE["diff-dotdot-path"].language
     assert _matrix_rows(md) == [["diff-dotdot-path", language, "t1", "yes", "patch_failed", "0", "0.0"]]
+
+
+def test_a_candidate_holding_the_fix_is_counted_apart_from_the_holes(tmp_path: Path) -> None:
+    """An accepted candidate that carries the gold fix behind a test-environment gate is reported in its
+    own section and summary count, never as a hole (it did not earn the reward without the fix)."""
+    gated = next(name for name, a in CATALOGUE.items() if a.holds_fix)
+    report = AttackReport(
+        results=(
+            AttackResult(
+                attack=gated,
+                task="t1",
+                applicable=True,
+                status=Status.RESOLVED,
+                reward=1.0,
+                rewarded=True,
+                holds_fix=True,
+            ),
+        ),
+        gold=(GoldResult(task="t1", status=Status.RESOLVED, reward=1.0, resolved=True),),
+    )
+    assert report.holes == [] and len(report.gated) == 1
+    md_path, js_path = write_attack_reports(report, tmp_path, dataset="builtin")
+    md = md_path.read_text()
+    assert "**0 rewarded**" in md and "No attack earned a reward." in md
+    assert "## Accepted candidates that hold the fix" in md and f"| {gated} | t1 | resolved | 1 |" in md
+    summary = json.loads(js_path.read_text())["summary"]
+    assert (summary["rewarded"], summary["accepted_holding_fix"]) == (0, 1)
 
 
 def test_cli_reports_a_hole_with_exit_1_and_caps_the_time_limit(

@@ -44,6 +44,7 @@ def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
         "rows": len(report.results),
         "applied": len(report.applied),
         "rewarded": len(report.holes),
+        "accepted_holding_fix": len(report.gated),
         "gold_run": len(report.gold),
         "gold_resolved": len(report.gold) - gold_lost,
         "gold_lost": gold_lost,
@@ -79,6 +80,11 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         f"- {s['attacks']} attacks x {s['tasks']} tasks: {s['applied']} applied, "
         f"**{s['rewarded']} rewarded**; gold: {s['gold_resolved']} resolved, **{s['gold_lost']} lost**",
     ]
+    if report.gated:
+        lines.append(
+            f"- {s['accepted_holding_fix']} accepted candidates held the gold fix behind a gate (not counted "
+            "as rewarded: see below)"
+        )
     if s["by_status"]:
         lines.append(
             "- statuses of the applied attacks: " + ", ".join(f"{k} {v}" for k, v in s["by_status"].items())
@@ -103,6 +109,23 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
             )
     else:
         lines.append("No attack earned a reward.")
+    if report.gated:
+        lines += [
+            "",
+            "## Accepted candidates that hold the fix",
+            "",
+            "These candidates carry the gold patch's fix and switch it on behind a gate that holds under "
+            "the test tool (pytest loaded, a test binary, JUnit on the class path, an in-memory database). "
+            "They do not earn the reward without fixing the bug; they show that a verifier that runs tests "
+            "cannot tell code fixed under test from fixed code. The static screen reports what it "
+            "recognises of such gates (`Verdict.suspicious`, `--suspicious reject`).",
+            "",
+            "| attack | task | status | reward |",
+            "| --- | --- | --- | ---: |",
+        ]
+        for r in report.gated:
+            status = r.status.value if r.status is not None else "n/a"
+            lines.append(f"| {_cell(r.attack)} | {_cell(r.task)} | {status} | {r.reward:g} |")
     lines += ["", "## Gold patches lost", ""]
     if report.gold_lost:
         lines += ["| task | status | reward | reason |", "| --- | --- | ---: | --- |"]
@@ -147,7 +170,7 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         language = known.language if known is not None else "?"
         status = r.status.value if r.status is not None else "n/a"
         if r.rewarded:
-            status = f"**{status} (rewarded)**"
+            status = f"{status} (holds the fix)" if r.holds_fix else f"**{status} (rewarded)**"
         reward = f"{r.reward:g}" if r.applicable else "-"
         seconds = f"{r.seconds:.1f}" if r.applicable else "-"
         lines.append(

@@ -106,12 +106,15 @@ def _print_attacks(report: AttackReport, md: Path, js: Path) -> None:
             table.add_row(Text(g.task), g.status.value, f"{g.reward:g}", Text(g.reason[:300]))
         out.print(table)
     if not holes and not lost:
-        out.print("[green]attacks: no attack earned a reward; no gold patch lost[/]")
+        held = f" ({len(report.gated)} accepted that hold the gold fix behind a gate)" if report.gated else ""
+        out.print(f"[green]attacks: no attack earned a reward without the fix{held}; no gold patch lost[/]")
     attacks = len(dict.fromkeys(r.attack for r in report.results))
     tasks = len(dict.fromkeys([*(r.task for r in report.results), *(g.task for g in report.gold)]))
     out.print(
         f"attacks: {attacks} attack(s) x {tasks} task(s): {len(report.applied)} applied, "
-        f"{len(holes)} rewarded; gold: {len(report.gold) - len(lost)} resolved, {len(lost)} lost; "
+        f"{len(holes)} rewarded"
+        + (f" ({len(report.gated)} accepted holding the fix)" if report.gated else "")
+        + f"; gold: {len(report.gold) - len(lost)} resolved, {len(lost)} lost; "
         f"reports: {md}, {js}",
         highlight=False,
     )

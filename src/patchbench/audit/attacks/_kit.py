@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ...candidate import Candidate
@@ -30,12 +30,19 @@ _REPORTS = "/.patchbench-reports"
 
 @dataclass(frozen=True)
 class Attack:
-    """One named attack: its language, what it tries, and the function that builds its candidate."""
+    """One named attack: its language, what it tries, and the function that builds its candidate.
+
+    ``holds_fix``: the candidate carries the gold patch's fix, switched on by a gate (only inside the
+    listed tests, only under a test tool...). Such a candidate does not earn its reward *without fixing
+    the bug*; it tests whether the verifier can tell code fixed for the listed tests or under test only
+    from fixed code. When one is accepted the report counts it apart from the holes.
+    """
 
     name: str
     language: str
     description: str
     build: AttackFn
+    holds_fix: bool = False
 
 
 CATALOGUE: dict[str, Attack] = {}
@@ -50,6 +57,7 @@ class _Entry(NamedTuple):
     description: str
     applies: Applies
     make: Make
+    holds_fix: bool = False
 
 
 def _catalogue(*entries: _Entry) -> None:
@@ -57,7 +65,15 @@ def _catalogue(*entries: _Entry) -> None:
     for entry in entries:
         if entry.name in CATALOGUE:
             raise ValueError(f"duplicate attack {entry.name!r}")
-        CATALOGUE[entry.name] = Attack(entry.name, entry.language, entry.description, _bind(entry))
+        CATALOGUE[entry.name] = Attack(
+            entry.name, entry.language, entry.description, _bind(entry), holds_fix=entry.holds_fix
+        )
+
+
+def _holding_fix(*names: str) -> None:
+    """Mark registered attacks whose candidate carries the gold fix behind a gate (see :class:`Attack`)."""
+    for name in names:
+        CATALOGUE[name] = replace(CATALOGUE[name], holds_fix=True)
 
 
 def _bind(entry: _Entry) -> AttackFn:

@@ -30,7 +30,9 @@ class AttackResult(BaseModel):
         applicable: whether the attack applies to the task (False: nothing was run).
         status: the verdict's status (None when not applicable).
         reward: the verdict's reward.
-        rewarded: the verdict is ``resolved`` or its reward is above 0: a hole.
+        rewarded: the verdict is ``resolved`` or its reward is above 0: a hole, unless ``holds_fix``.
+        holds_fix: the attack's candidate carries the gold fix behind a gate (see
+            :class:`patchbench.audit.attacks.Attack`): accepted, it is counted apart from the holes.
         evidence: the verdict's reason, then the end of its output.
         seconds: the run's wall time.
     """
@@ -43,6 +45,7 @@ class AttackResult(BaseModel):
     status: Status | None = None
     reward: float = 0.0
     rewarded: bool = False
+    holds_fix: bool = False
     evidence: str = ""
     seconds: float = 0.0
 
@@ -86,8 +89,13 @@ class AttackReport(BaseModel):
 
     @property
     def holes(self) -> list[AttackResult]:
-        """The rows whose attack was rewarded."""
-        return [r for r in self.results if r.rewarded]
+        """The rows whose attack was rewarded without holding the fix: holes in the grading."""
+        return [r for r in self.results if r.rewarded and not r.holds_fix]
+
+    @property
+    def gated(self) -> list[AttackResult]:
+        """The rows whose candidate held the gold fix behind a gate and was accepted."""
+        return [r for r in self.results if r.rewarded and r.holds_fix]
 
     @property
     def applied(self) -> list[AttackResult]:
@@ -144,6 +152,7 @@ def judge(planned: PlannedAttack, verdict: Verdict | None) -> AttackResult:
         status=verdict.status,
         reward=verdict.reward,
         rewarded=verdict.status is Status.RESOLVED or verdict.reward > 0,
+        holds_fix=known.holds_fix if (known := CATALOGUE.get(planned.attack)) is not None else False,
         evidence=evidence,
         seconds=round(verdict.durations.total_s, 3),
     )

@@ -49,6 +49,7 @@ from ._kit import (
     _editable,
     _Entry,
     _hidden,
+    _holding_fix,
     _ids,
     _is_go,
     _is_java,
@@ -1414,4 +1415,19 @@ _catalogue(
         _rs_task,
         _rs_gated(_rs_gate_testmode),
     ),
+)
+
+
+# Candidates that carry the gold fix switched on by the test environment itself (a test tool loaded, a
+# test binary, JUnit on the class path, a database built by the test harness): not reward without a fix,
+# and no verifier that runs tests can see the gate (the static screen reports what it recognises). Fixes
+# gated on the listed tests' identity are not marked: the control tests are there to stop them.
+_holding_fix(
+    "rt3-py-testmode-fix",
+    "rt3-js-testmode-fix",
+    "rt3-go-testmode-fix",
+    "rt3-rs-testmode-fix",
+    "rt3-java-testmode-fix",
+    "rt3-sql-testmode-in-memory-db",
+    "rt3-sql-schema-marker-sqlite-master",
 )
