@@ -32,6 +32,10 @@ rule holds for test files too. The codes:
     ``reward.txt``, ``/logs/verifier``, TAP ``ok N``, ``--- PASS``, ``test result: ok``, ``Tests run:``...).
 ``harness-probe``
     a literal naming patchbench itself or its canary.
+``test-detection``
+    program code asking whether it runs under a test tool (``"pytest" in sys.modules``,
+    ``PYTEST_CURRENT_TEST``, ``NODE_TEST_CONTEXT``, ``testing.Testing()``, ``flag.Lookup("test.v")``, a
+    ``target/*/deps`` path, ``Class.forName("org.junit...")``): the shape of a fix switched on only there.
 ``unscreened``
     a changed source file too large to screen whole (only its first :data:`MAX_BYTES` were screened).
 
