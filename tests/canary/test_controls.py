@@ -169,3 +169,37 @@ def test_native_gold_resolves_with_its_controls_planted(language: str, tmp_path:
     v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert v.status is pb.Status.RESOLVED, v.reason
     assert v.controls == MAX_COPIES and "control tests: 2 planted, all passed" in v.notes
+
+
+def test_a_junit_copy_is_planted_even_when_no_name_sorts_last() -> None:
+    """JUnit orders a class's methods by name hash, and a decoy must sort after them; with a long shared
+    prefix no ``<base><Word><n>`` may (semver4j: no decoy, and before this no control either). A copy passes
+    on gold wherever it runs (the calibration checks it), so it takes any fresh name then."""
+    from patchbench.canary._decoys_native import _java_hash, plan_native_decoys
+
+    rng = random.Random(0)
+    names = ("m" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(8)) for _ in range(10**5))
+    high = next(n for n in names if _java_hash(n) > (1 << 31) - (1 << 26))  # the top 1/64 of the range
+    test = (
+        "package p;\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n"
+        "class ATest {\n"
+        f"    @Test\n    void {high}() {{ assertEquals(1, 1); }}\n"
+        "    @Test\n    void shouldTreatParsedVersionsAsEqual() {\n"
+        "        assertEquals(2, A.two());\n    }\n}\n"
+    )
+    task = Task(
+        id="j",
+        language="java",
+        workspace=(
+            FileEntry(
+                path="src/main/java/p/A.java",
+                content="package p;\nclass A { static int two() { return 1; } }\n",
+            ),
+        ),
+        hidden_tests=(FileEntry(path="src/test/java/p/ATest.java", content=test),),
+        test=TestSpec(commands=(TestCommand(argv=("mvn", "test")),)),
+        fail_to_pass=("p.ATest#shouldTreatParsedVersionsAsEqual",),
+    )
+    d = plan_native_decoys("java", task, task.hidden_tests, random.Random(5), probe=True)  # type: ignore[arg-type]
+    [name] = d.probes
+    assert name.startswith("shouldTreatParsedVersionsAsEqual") and d.names == ()  # no decoy: none sorts last

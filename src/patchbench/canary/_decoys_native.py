@@ -1010,7 +1010,12 @@ def plan_native_decoys(
         if (probe and len(probes) < MAX_PROBES) or key in chosen:
             # An exact copy under another name (see plan_decoys): only code that tells it from the
             # original fails it. Placed where the decoys go, so it runs after the real tests.
-            twin = _fresh_name(lang, base, hit, rng, all_text, known, [*names, *copies, *probes])
+            taken = [*names, *copies, *probes]
+            # a copy passes on gold wherever it runs (the calibration checks it), so when no name sorts
+            # last (JUnit), any order will do
+            twin = _fresh_name(lang, base, hit, rng, all_text, known, taken) or _fresh_name(
+                lang, base, hit, rng, all_text, known, taken, last=False
+            )
             if twin is not None:
                 at = hit.name.start_byte - hit.start
                 whole = hit.src[hit.start : hit.end]
@@ -1085,12 +1090,15 @@ def _fresh_name(
     all_text: str,
     known: Sequence[str],
     taken: Sequence[str],
+    *,
+    last: bool = True,
 ) -> str | None:
     """A name drawn like a variant of ``base`` that no hidden file and no known id contains (ids are
-    matched by fragment). JUnit: also one that runs after the class's tests (JUnit orders a class's
-    methods by the name's hash), so a copy never runs before a real test."""
+    matched by fragment). JUnit, with ``last``: also one that runs after the class's tests (JUnit orders a
+    class's methods by the name's hash), so a copy never runs before a real test; a long shared prefix can
+    leave no such name among ``<base><Word><n>`` (semver4j), then None."""
     top = None
-    if lang.grammar == "java":
+    if lang.grammar == "java" and last:
         others = re.findall(r"\bvoid\s+(\w+)\s*\(", hit.src.decode("utf-8", "replace"))
         top = max((_java_hash(o) for o in others), default=-(1 << 31))
     for _ in range(400):
