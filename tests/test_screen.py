@@ -273,6 +273,7 @@ TRIGGERS: list[tuple[str, str, str]] = [
     # test-detection: a fix switched on under a test tool only (rt3-*-testmode-fix)
     ("pkg/a.py", "import sys\n\ndef fixed():\n    return 'pytest' in sys.modules\n", "test-detection"),
     ("pkg/a.py", "import sys\nT = sys.modules.get('_pytest') is not None\n", "test-detection"),
+    ("pkg/a.py", "_s = __import__('s' + 'ys')\nT = 'pytest' in _s.modules\n", "test-detection"),
     ("pkg/a.py", "import os\nT = os.environ.get('PYTEST_CURRENT_TEST')\n", "test-detection"),
     ("src/a.js", "const t = Boolean(globalThis.process?.env?.NODE_TEST_CONTEXT);\n", "test-detection"),
     ("src/a.ts", "const t: boolean = 'JEST_WORKER_ID' in process.env;\n", "test-detection"),
@@ -360,6 +361,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
     # test-detection: a CLI naming its test command, flag.Lookup of the program's own flag, NODE_ENV
     ("pkg/a.py", "HELP = 'run the tests with: python -m pytest'\n"),
     ("setup.py", "import sys\nEXTRAS = {'test': ['pytest']}\nOK = 'json' in sys.modules\n"),
+    ("pkg/a.py", "def f(ini):\n    return 'pytest' in ini.sections\n"),
     ("f.go", 'package p\nimport "flag"\nfunc g() bool { return flag.Lookup("verbose") != nil }\n'),
     ("src/a.js", "const dev = process.env.NODE_ENV === 'test';\n"),
     ("src/a.rs", 'fn g() -> &\'static str { "dependencies" }\n'),

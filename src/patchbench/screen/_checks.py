@@ -256,6 +256,14 @@ def _outside_test_tools(caps: Captures, f: _File) -> bool:
     return not any("pytest" in part or part in ("unittest", "pluggy") for part in f.path.split("/"))
 
 
+def _py_test_tool_loaded(caps: Captures, f: _File) -> bool:
+    """``"pytest" in sys.modules`` (or ``.get``/``[...]``) in program code that is not a test tool's own."""
+    o, a, lit = _one(caps, "o"), _one(caps, "a"), _one(caps, "lit")
+    if o is None or a is None or lit is None or _text(a) != "modules":  # sys, or sys under another name
+        return False
+    return _outside_test_tools(caps, f) and literal(lit) in ("pytest", "_pytest", "unittest", "nose", "nose2")
+
+
 def _py_framework_import(caps: Captures, f: _File) -> bool:
     """``import _pytest...``/``import unittest`` in program code that is not a test tool's own package."""
     name = _one(caps, "hit")

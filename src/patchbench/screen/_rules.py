@@ -46,6 +46,7 @@ from ._checks import (
     _py_setattr_eq,
     _py_setattr_stdout,
     _py_test_module,
+    _py_test_tool_loaded,
     _report,
     _rust_env_exe,
     _rust_stack_path,
@@ -588,10 +589,9 @@ RULES: tuple[Rule, ...] = (
         " (call function: (attribute object: (attribute object: (identifier) @o attribute: (identifier) @a))"
         " arguments: (argument_list . (string) @lit))"
         " (subscript value: (attribute object: (identifier) @o attribute: (identifier) @a)"
-        " subscript: (string) @lit)]"
-        ' @hit (#eq? @o "sys") (#eq? @a "modules")',
+        " subscript: (string) @lit)] @hit",
         'a test tool looked for among the loaded modules ("pytest" in sys.modules)',
-        _cap("lit", r"^[rbuRBU]*['\"]+(_?pytest|unittest|nose2?)['\"]+$"),
+        _py_test_tool_loaded,
         tests_too=False,
     ),
     Rule(
