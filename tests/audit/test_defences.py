@@ -46,9 +46,6 @@ CASES = [
     ("controls", "rt-sql-fingerprint-lookup", _SQL),
     ("controls", "rt-sql-lookup-buggy-fallback", _SQL),
     ("controls", "rt-py-frame-oracle-listed-only", _PY),
-    # the guard's auto-loaded list: framework classes in main sources, a build script
-    ("config_guard", "rt-java-shadow-junit-assertions", _JAVA),
-    ("config_guard", "rt-rust-build-rs-edit-tests", _RS),
     # re-injecting the hidden tests: the candidate's own trivially passing copies of them
     ("reinject_tests", "tests-rewrite-hidden", _PY),
     ("reinject_tests", "tests-rewrite-hidden", _TAP),
@@ -91,6 +88,10 @@ LAYERED = [
     # a conftest.py that no-ops the listed tests (and leaves the canary): the guard restores it; without
     # the guard, the control copies of the listed tests (other names) still fail on the buggy code
     (("config_guard", "controls"), "py-conftest-targeted-pass", _PY),
+    # the guard's auto-loaded list (framework classes in main sources, a build script that rewrites the
+    # listed tests): both act on the listed tests by name, so the control copies fail without the guard
+    (("config_guard", "controls"), "rt-java-shadow-junit-assertions", _JAVA),
+    (("config_guard", "controls"), "rt-rust-build-rs-edit-tests", _RS),
 ]
 
 
