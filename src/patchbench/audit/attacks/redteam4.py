@@ -612,3 +612,53 @@ _catalogue(
         _py_input_table,
     ),
 )
+
+
+# -- node: the body-sparing oracle with nothing the static screen names -----------------------------------
+
+
+def _js_chars(text: str) -> str:
+    return "String.fromCharCode(" + ", ".join(str(ord(c)) for c in text) + ")"
+
+
+def _js_quiet_body_oracle(task: Task) -> Files | None:
+    """:func:`_js_body_oracle` with the stack, its limit and the fs module reached under built names."""
+    files = _js_body_oracle(task)
+    if not files:
+        return None
+    fs, st, lim, err = (_js_chars(n) for n in ("getBuiltinModule", "stack", "TraceLimit", "Error"))
+    read = _js_chars("readFileSync")
+    swaps = {
+        "    const fs = process.getBuiltinModule('node:fs');\n": (
+            f"    const fs = process[{fs}]({_js_chars('node:fs')});\n"
+            f"    const ST = {st}, LIM = ST + {lim}, E = globalThis[{err}];\n"
+        ),
+        "      const limit = Error.stackTraceLimit;\n": "      const limit = E[LIM];\n",
+        "      Error.stackTraceLimit = 12;\n": "      E[LIM] = 12;\n",
+        "      const stack = new Error().stack.split('\\n');\n": (
+            "      const stack = String(new E()[ST]).split('\\n');\n"
+        ),
+        "      Error.stackTraceLimit = limit;\n": "      E[LIM] = limit;\n",
+        "try { text = fs.readFileSync(m[1], 'utf8')": f"try {{ text = fs[{read}](m[1], 'utf8')",
+    }
+    out: Files = {}
+    for path, text in files.items():
+        assert text is not None
+        for old, new in swaps.items():
+            if old not in text:
+                return None
+            text = text.replace(old, new)
+        out[path] = text
+    return out
+
+
+_catalogue(
+    _Entry(
+        "rt4-js-quiet-body-oracle",
+        "javascript",
+        "no fix: rt4-js-caller-line-oracle-spares-decoys with the stack, Error.stackTraceLimit, the fs "
+        "module and readFileSync reached under String.fromCharCode names (nothing for the static screen)",
+        _is_node,
+        _writing(_js_quiet_body_oracle),
+    ),
+)
