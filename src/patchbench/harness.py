@@ -15,21 +15,20 @@ import os
 import posixpath
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .canary import (
     CANARY_VERSION,
-    MAX_CONTROL_ROWS,
     STREAM_LIMIT,
     Canary,
+    control_passed,
     env_pytest_plugins,
+    learn_controls,
     new_nonce,
-    original_rows,
     plan_canary,
-    probe_rows,
     stream_problems,
 )
 from .candidate import Candidate
@@ -471,14 +470,14 @@ def _run(
             lost = [
                 c
                 for c in canary.controls
-                if not _control_passed(
+                if not control_passed(
                     control_results.get(c, []), (controls or {}).get(canary.control_keys.get(c, ""))
                 )
             ]
             if lost:
-                # Every listed test passed, yet a control (a fail-to-pass test on a database it has never
-                # seen, expecting what the gold patch returns there) did not: the candidate answers the
-                # listed tests, not the task (answer lookup).
+                # Every listed test passed, yet a control (a copy of a fail-to-pass test the gold patch
+                # passes; SQL: on data it has never seen, expecting gold's rows) did not: the candidate
+                # answers the listed tests, not the task (answer lookup).
                 ctx.notes.extend(
                     f"control {c}: "
                     + (
@@ -631,13 +630,10 @@ def _controls(
     """The calibrated control tests of a task: ``{"plant": bool (the canary), "controls": {key: {...}}}``,
     cached by task content. None when the calibration could not run (an infrastructure fault: not cached).
 
-    The gold patch runs once with every control candidate planted as a *probe*. Python: a probe is an
-    exact copy of a fail-to-pass test function, and becomes a control when every case of it passes on
-    gold. SQL: a probe is a fail-to-pass case on perturbed fixtures expecting no rows, so that gold's
-    report shows what it returns there; then the untouched task runs too, and a probe becomes a control
-    (``{"rows": gold's rows, "informative": the buggy code returns others, "differs": the rows are not
-    the original case's}``) when gold returns rows for it. When the gold patch does not resolve with the
-    probes planted, no control is (and for SQL not even the canary case).
+    The gold patch runs once with every control candidate planted as a *probe* (SQL: then the untouched
+    task too); :func:`patchbench.canary.learn_controls` turns the probes' results into controls. When
+    the gold patch does not resolve with the probes planted, no control is (and for SQL not even the
+    canary case).
     """
     body = f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}"
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
@@ -650,7 +646,7 @@ def _controls(
         pass
     sql = task.language == "sql"
     runs: dict[str, _Probe] = {}
-    # SQL needs the buggy code's rows too (is a probe informative?); a Python copy fails on it by definition
+    # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
     plan = [("gold", Candidate.gold())] + ([("buggy", Candidate.empty())] if sql else [])
     for name, cand in plan:
         runs[name] = _Probe()
@@ -659,64 +655,17 @@ def _controls(
             log.info("control calibration for %s: %s run failed (%s)", task.id, name, v.reason)
             return None
         if name == "gold" and v.status is not Status.RESOLVED:
-            # Python keeps its canary (planted the same way for years); a SQL cases file that does not take
-            # planted cases (a stricter harness than sqltap) gets none.
+            # Other runners keep their canary (its planting never depended on this calibration); a SQL
+            # cases file that does not take planted cases (a stricter harness than sqltap) gets none.
             record: dict[str, Any] = {"task": task.id, "plant": not sql, "controls": {}}
             _write_json(path, record)
             log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
-    found: dict[str, Any] = {}
-    listed = set(task.fail_to_pass)
-    for k, results in runs["gold"].results.items():
-        if not sql:
-            # A copy of a fail-to-pass test function: the cases of it gold passes (a parametrized function
-            # may have cases outside the task's lists that fail even on gold), restricted to the listed
-            # ones when the lists name its cases. The buggy code fails those by definition.
-            fn = k.split("::", 1)[-1]
-            cases = {_case(r.id) for r in results if r.outcome.ok}
-            named = {c for c in cases if any(i.endswith(f"{fn}{c}") for i in listed)}
-            if any(f"{fn}[" in i for i in listed):
-                cases = named
-            if cases:
-                found[k] = {"informative": True, "params": sorted(cases)}
-            continue
-        result = results[0]
-        rows = [] if result.outcome.ok else probe_rows(result.message)
-        if not rows or len(rows) > MAX_CONTROL_ROWS:
-            continue  # nothing returned (a lookup returns nothing too), or the rows could not be read
-        buggy_results = runs["buggy"].results.get(k)
-        buggy = buggy_results[0] if buggy_results else None
-        brows = None if buggy is None else [] if buggy.outcome.ok else probe_rows(buggy.message)
-        found[k] = {
-            "rows": rows,
-            "informative": brows is None or _multiset(brows) != _multiset(rows),
-            "differs": _multiset(rows) != _multiset(original_rows(task, k) or []),
-        }
+    found = learn_controls(task, runs["gold"].results, runs["buggy"].results if sql else None)
     record = {"task": task.id, "plant": True, "controls": found}
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))
     return record
-
-
-def _case(test_id: str) -> str:
-    """The parameter part of a reported id (``[a-1]``), empty when there is none."""
-    at = test_id.find("[")
-    return test_id[at:] if at >= 0 and test_id.endswith("]") else ""
-
-
-def _control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:
-    """Whether a control passed: every case of it the calibration kept was reported, and passed."""
-    params = (learnt or {}).get("params")
-    if isinstance(params, list):
-        wanted = set(params)
-        results = [t for t in results if _case(t.id) in wanted]
-        if {_case(t.id) for t in results} != wanted:
-            return False
-    return bool(results) and all(t.outcome.ok for t in results)
-
-
-def _multiset(rows: Sequence[Any]) -> list[str]:
-    return sorted(json.dumps(r, sort_keys=True) for r in rows)
 
 
 def _runs_canary(

@@ -15,8 +15,9 @@ import pytest
 
 import patchbench as pb
 from patchbench import FileEntry, Task, TestCommand, TestSpec
-from patchbench.canary import Canary, plan_canary, plan_decoys
+from patchbench.canary import Canary, control_passed, learn_controls, plan_canary, plan_decoys
 from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES
+from patchbench.results import Outcome, TestResult
 
 
 def _builtin(task_id: str) -> Task:
@@ -203,3 +204,46 @@ def test_a_junit_copy_is_planted_even_when_no_name_sorts_last() -> None:
     d = plan_native_decoys("java", task, task.hidden_tests, random.Random(5), probe=True)  # type: ignore[arg-type]
     [name] = d.probes
     assert name.startswith("shouldTreatParsedVersionsAsEqual") and d.names == ()  # no decoy: none sorts last
+
+
+def _result(test_id: str, ok: bool, message: str | None = None) -> TestResult:
+    return TestResult(id=test_id, outcome=Outcome.PASSED if ok else Outcome.FAILED, message=message)
+
+
+def test_learn_controls_keeps_the_cases_gold_passes_and_only_the_listed_ones_when_listed_by_case() -> None:
+    task = _stateful_task().model_copy(
+        update={"fail_to_pass": ("tests/t.py::test_p[a]", "tests/t.py::test_p[b]", "tests/t.py::test_q")}
+    )
+    gold = {
+        "tests/t.py::test_p": [
+            _result("tests/t.py::test_p_again4[a]", True),
+            _result("tests/t.py::test_p_again4[b]", True),
+            _result("tests/t.py::test_p_again4[c]", True),  # passes, but not a listed case
+        ],
+        "tests/t.py::test_q": [_result("tests/t.py::test_q_edge7", False)],  # fails on gold: no control
+    }
+    learnt = learn_controls(task, gold)
+    assert learnt == {"tests/t.py::test_p": {"informative": True, "params": ["[a]", "[b]"]}}
+    control = learnt["tests/t.py::test_p"]
+    ran = [_result("x::test_p_more9[a]", True), _result("x::test_p_more9[b]", True)]
+    assert control_passed(ran, control)
+    assert control_passed([*ran, _result("x::test_p_more9[c]", False)], control)  # an unkept case
+    assert not control_passed(ran[:1], control)  # a kept case missing
+    assert not control_passed([ran[0], _result("x::test_p_more9[b]", False)], control)
+    assert not control_passed([], None)
+
+
+def test_learn_controls_for_sql_reads_gold_rows_and_compares_the_buggy_ones() -> None:
+    task = next(t for t in pb.load("builtin").tasks if t.language == "sql")
+    name = task.fail_to_pass[0]
+    diag = 'expected 0 rows, got 1\n---\nactual:\n  - [1, "a"]\n...'
+    gold = {
+        f"{name}#drop1.0": [_result("p0", False, diag)],
+        f"{name}#drop1.1": [_result("p1", True)],  # no rows on gold: a lookup returns none either
+        f"{name}#rev": [_result("p2", False, diag)],
+    }
+    buggy = {f"{name}#drop1.0": [_result("p0", False, diag)], f"{name}#rev": [_result("p2", True)]}
+    learnt = learn_controls(task, gold, buggy)
+    assert set(learnt) == {f"{name}#drop1.0", f"{name}#rev"}
+    assert learnt[f"{name}#drop1.0"] == {"rows": [[1, "a"]], "informative": False, "differs": True}
+    assert learnt[f"{name}#rev"]["informative"] is True  # the buggy code returned no rows there

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from ..verdict import CanaryState
 from ._base import CANARY_VERSION, Canary, new_nonce
+from ._controls import control_passed, learn_controls
 from ._decoys import MAX_DECOYS, Decoys, plan_decoys
 from ._node import NODE_INTEGRITY, NODE_INTEGRITY_FILE
 from ._plan import plan_canary
@@ -70,11 +71,9 @@ from ._python import (
     env_pytest_plugins,
     stream_problems,
 )
-from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 __all__ = [
     "CANARY_VERSION",
-    "MAX_CONTROL_ROWS",
     "MAX_DECOYS",
     "NODE_INTEGRITY",
     "NODE_INTEGRITY_FILE",
@@ -86,11 +85,11 @@ __all__ = [
     "Canary",
     "CanaryState",
     "Decoys",
+    "control_passed",
     "env_pytest_plugins",
+    "learn_controls",
     "new_nonce",
-    "original_rows",
     "plan_canary",
     "plan_decoys",
-    "probe_rows",
     "stream_problems",
 ]

@@ -1,0 +1,83 @@
+"""Control tests: what a calibration run of the gold patch teaches about them, and how one is graded.
+
+A control passes on correct code: an exact copy of a fail-to-pass test under a drawn name (every runner
+with a canary), or a SQL fail-to-pass case on perturbed data expecting the gold patch's rows. Which
+candidates become controls is learnt from a run of the gold patch with every candidate planted as a
+*probe* (:func:`learn_controls`); a run then grades the controls it planted (:func:`control_passed`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..results import TestResult
+from ..task import Task
+from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
+
+
+def learn_controls(
+    task: Task,
+    gold: Mapping[str, Sequence[TestResult]],
+    buggy: Mapping[str, Sequence[TestResult]] | None = None,
+) -> dict[str, Any]:
+    """The controls of a task (key -> what was learnt), from the probes' results on the gold patch (and, for
+    SQL, on the untouched task: ``buggy``).
+
+    A copy of a test function becomes a control with the cases of it gold passes (a parametrized function
+    may have cases outside the task's lists that fail even on gold), only the listed ones when the lists
+    name its cases: ``{"informative": True, "params": [...]}`` (the buggy code fails those by definition).
+    A SQL probe (it expected no rows, so its diagnostic shows what gold returned) becomes one when gold
+    returned rows: ``{"rows": gold's rows, "informative": the buggy code returns other rows, "differs":
+    they are not the original case's}``; a lookup returns nothing for a database it does not know, so an
+    empty answer would prove nothing.
+    """
+    found: dict[str, Any] = {}
+    listed = set(task.fail_to_pass)
+    for key, results in gold.items():
+        if buggy is None:
+            fn = key.split("::", 1)[-1]
+            cases = {_case(r.id) for r in results if r.outcome.ok}
+            if any(f"{fn}[" in i for i in listed):
+                cases = {c for c in cases if any(i.endswith(f"{fn}{c}") for i in listed)}
+            if cases:
+                found[key] = {"informative": True, "params": sorted(cases)}
+            continue
+        rows = _rows(results[0]) if results else None
+        if not rows or len(rows) > MAX_CONTROL_ROWS:
+            continue
+        theirs = buggy.get(key)
+        brows = _rows(theirs[0]) if theirs else None
+        found[key] = {
+            "rows": rows,
+            "informative": brows is None or _multiset(brows) != _multiset(rows),
+            "differs": _multiset(rows) != _multiset(original_rows(task, key) or []),
+        }
+    return found
+
+
+def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:
+    """Whether a control passed: every case of it the calibration kept was reported, and passed."""
+    params = (learnt or {}).get("params")
+    if isinstance(params, list):
+        wanted = set(params)
+        results = [t for t in results if _case(t.id) in wanted]
+        if {_case(t.id) for t in results} != wanted:
+            return False
+    return bool(results) and all(t.outcome.ok for t in results)
+
+
+def _rows(result: TestResult) -> list[Any] | None:
+    """The rows a SQL probe returned: none when it passed (it expected none), else from its diagnostic."""
+    return [] if result.outcome.ok else probe_rows(result.message)
+
+
+def _case(test_id: str) -> str:
+    """The parameter part of a reported id (``[a-1]``), empty when there is none."""
+    at = test_id.find("[")
+    return test_id[at:] if at >= 0 and test_id.endswith("]") else ""
+
+
+def _multiset(rows: Sequence[Any]) -> list[str]:
+    return sorted(json.dumps(r, sort_keys=True) for r in rows)
