@@ -608,7 +608,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "5"
+CONTROLS_VERSION = "6"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

@@ -131,7 +131,8 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every control candidate of this task: key -> the case (without ``name`` and ``expect``).
 
     Per fail-to-pass case (not skipped): its fixture rows inserted in reverse order (key ``<case>#rev``),
-    its parameters moved on (an ISO date by a day, an integer by one: ``<case>#param``), and up to
+    its parameters moved on (an ISO date by a day, an integer by one: ``<case>#param``), its ids
+    renumbered (``<case>#ids``, :data:`ID_OFFSET`), and up to
     :data:`PROBES_PER_CASE` - 1 databases with one fixture row dropped (``<case>#drop<i>.<j>``), the
     case's own fixture items (written last, the ones that make this case what it is) first.
     """
@@ -159,6 +160,11 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # the same data asked another question: code keyed on the listed cases' parameters (a date
             # the hidden tests use) answers the buggy way here
             out[f"{name}#param"] = {**base, "params": shifted, "fixtures": items}
+        renumbered = _renumber(items, case.get("params"))
+        if renumbered is not None:
+            # the same data under other ids: code keyed on the listed cases' row ids answers the buggy way
+            fixtures, params = renumbered
+            out[f"{name}#ids"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
         drops = [(i, j) for i in reversed(tables) for j in range(len(items[i]["rows"]))]
         for i, j in drops[: PROBES_PER_CASE - 1]:
             changed = [
@@ -170,10 +176,10 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _pick(keys: Sequence[str]) -> list[str]:
-    """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters and a dropped row (each stops a
-    different kind of lookup) before anything else, then distinct cases, then the rest."""
+    """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
+    (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop"):
+    for kind in ("param", "drop", "ids"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -189,6 +195,46 @@ def _pick(keys: Sequence[str]) -> list[str]:
             chosen.append(k)
     chosen += [k for k in keys if k not in chosen][: MAX_CONTROLS - len(chosen)]
     return chosen
+
+
+#: Added to every id (a column named ``id`` or ``..._id``, and an id-named parameter) of an ``#ids`` probe.
+ID_OFFSET = 1000
+
+
+def _id_name(name: str) -> bool:
+    low = name.lower()
+    return low == "id" or low.endswith("_id")
+
+
+def _renumber(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with every integer id moved by :data:`ID_OFFSET`, keys and
+    references alike (``members.id`` and ``loans.member_id`` move together); None when there is no id."""
+    moved = False
+    out: list[Any] = []
+    for item in items:
+        rows = _table_rows(item)
+        cols = item.get("columns") if isinstance(item, dict) else None
+        if rows is None or not isinstance(cols, list):
+            out.append(item)
+            continue
+        at = {i for i, c in enumerate(cols) if isinstance(c, str) and _id_name(c)}
+        new_rows = []
+        for row in rows:
+            new = list(row) if isinstance(row, list) else row
+            if isinstance(new, list):
+                for i in at:
+                    if i < len(new) and isinstance(new[i], int) and not isinstance(new[i], bool):
+                        new[i] += ID_OFFSET
+                        moved = True
+            new_rows.append(new)
+        out.append({**item, "rows": new_rows})
+    new_params = None
+    if isinstance(params, dict):
+        new_params = {
+            k: v + ID_OFFSET if _id_name(k) and isinstance(v, int) and not isinstance(v, bool) else v
+            for k, v in params.items()
+        }
+    return (out, new_params) if moved else None
 
 
 def _kind(key: str) -> str:
