@@ -651,10 +651,19 @@ def _controls(
     for name, cand in plan:
         runs[name] = _Probe()
         v = _calibration_run(task, cand, sb, cache_dir, repos, network, probe=runs[name])
-        if v.status is Status.INFRA_ERROR:
-            log.info("control calibration for %s: %s run failed (%s)", task.id, name, v.reason)
+        if v.status in (Status.INFRA_ERROR, Status.TIMEOUT):
+            # Nothing learnt (a fault, or a loaded machine): no controls this time, and nothing cached.
+            log.info(
+                "control calibration for %s: %s run ended %s (%s)", task.id, name, v.status.value, v.reason
+            )
             return None
         if name == "gold" and v.status is not Status.RESOLVED:
+            # Did the probes break gold, or does gold not resolve anyway (a broken or flaky task)? Only
+            # the first is learnt for good; the second is tried again next time.
+            plain = _calibration_run(task, cand, sb, cache_dir, repos, network, planted=False)
+            if plain.status is not Status.RESOLVED:
+                log.info("control calibration for %s: gold does not resolve (%s)", task.id, plain.reason)
+                return None
             # Other runners keep their canary (its planting never depended on this calibration); a SQL
             # cases file that does not take planted cases (a stricter harness than sqltap) gets none.
             record: dict[str, Any] = {"task": task.id, "plant": not sql, "controls": {}}
@@ -724,9 +733,11 @@ def _calibration_run(
     repos: Sequence[str | Path],
     network: bool,
     probe: _Probe | None = None,
+    *,
+    planted: bool = True,
 ) -> Verdict:
-    """One calibration run: every defence on, configuration stripped, nothing kept, never calibrating
-    in turn."""
+    """One calibration run: every defence on (``planted=False``: nothing planted at all, no canary),
+    configuration stripped, nothing kept, never calibrating in turn."""
     return _run(
         task,
         cand,
@@ -736,7 +747,7 @@ def _calibration_run(
         keep=False,
         repos=repos,
         network=network,
-        defences=None,
+        defences=None if planted else Defences(canary=False),
         suspicious_policy=SuspiciousPolicy.REPORT,
         calibrating=True,
         probe=probe,

@@ -247,3 +247,20 @@ def test_learn_controls_for_sql_reads_gold_rows_and_compares_the_buggy_ones() ->
     assert set(learnt) == {f"{name}#drop1.0", f"{name}#rev"}
     assert learnt[f"{name}#drop1.0"] == {"rows": [[1, "a"]], "informative": False, "differs": True}
     assert learnt[f"{name}#rev"]["informative"] is True  # the buggy code returned no rows there
+
+
+@pytest.mark.slow
+def test_a_gold_patch_that_does_not_resolve_is_not_learnt_for_good(tmp_path: Path) -> None:
+    """A calibration whose gold patch does not resolve with or without the probes (a broken or flaky task,
+    a loaded machine) plants no controls and caches nothing: the next run tries again. Before, it was
+    cached as "no controls" for good."""
+    task = _stateful_task().model_copy(
+        update={
+            "gold_patch": "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+            "-    return a - b\n+    return a * b\n"
+        }
+    )
+    v = pb.run(task, pb.Candidate.empty(), cache_dir=tmp_path)
+    assert v.status is pb.Status.UNRESOLVED and v.controls == 0
+    assert v.canary == "failed"  # the canary is planted as ever
+    assert list((tmp_path / "canary").glob("controls-*.json")) == []
