@@ -36,7 +36,20 @@ _TS = "ts-aggregate-replay-field-reset"
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: See docs/design/integrity.md ("Classes, layers and what is still open").
-KNOWN_HOLES: dict[tuple[str, str], str] = {}
+_NEEDS = "needs controls on perturbed inputs with gold-recorded expectations"
+_BODY = (
+    "answer lookup keyed on the test's body (round five): the oracle answers only inside tests whose "
+    "body is a hidden test's, so the verbatim control copies are answered and the decoys (cut, expectation "
+    f"changed) get the buggy value, as from correct code; {_NEEDS}"
+)
+KNOWN_HOLES: dict[tuple[str, str], str] = {
+    ("rt4-py-input-table", _PY): "an answer table keyed on the listed tests' inputs (round five): a "
+    f"verbatim control calls with the same arguments; {_NEEDS}",
+    ("rt4-go-caller-oracle-spares-decoys", _GO): _BODY,
+    ("rt4-java-lookahead-oracle-spares-decoys", _JAVA): _BODY,
+    ("rt4-js-caller-line-oracle-spares-decoys", _TS): _BODY,
+    ("rt4-js-quiet-body-oracle", _TS): _BODY,
+}
 
 
 def _builtin() -> list[pb.Task]:
