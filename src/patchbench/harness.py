@@ -608,7 +608,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "6"
+CONTROLS_VERSION = "8"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -647,7 +647,10 @@ def _controls(
     sql = task.language == "sql"
     runs: dict[str, _Probe] = {}
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
-    plan = [("gold", Candidate.gold())] + ([("buggy", Candidate.empty())] if sql else [])
+    # (and pytest: an input control is kept only where the buggy code returns another value)
+    plan = [("gold", Candidate.gold())] + (
+        [("buggy", Candidate.empty())] if sql or runner == "pytest" else []
+    )
     for name, cand in plan:
         runs[name] = _Probe()
         v = _calibration_run(task, cand, sb, cache_dir, repos, network, probe=runs[name])
@@ -670,7 +673,9 @@ def _controls(
             _write_json(path, record)
             log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
-    found = learn_controls(task, runs["gold"].results, runs["buggy"].results if sql else None)
+    found = learn_controls(
+        task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql
+    )
     record = {"task": task.id, "plant": True, "controls": found}
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))

@@ -46,6 +46,8 @@ CASES = [
     ("controls", "rt-sql-fingerprint-lookup", _SQL),
     ("controls", "rt-sql-lookup-buggy-fallback", _SQL),
     ("controls", "rt-py-frame-oracle-listed-only", _PY),
+    # controls on a moved input, expecting gold's value: a table keyed on the listed tests' inputs
+    ("controls", "rt4-py-input-table", "patchbench-python-synthetic-0001"),
     # re-injecting the hidden tests: the candidate's own trivially passing copies of them
     ("reinject_tests", "tests-rewrite-hidden", _PY),
     ("reinject_tests", "tests-rewrite-hidden", _TAP),

@@ -94,9 +94,14 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert gold.status is pb.Status.RESOLVED, gold.reason
     [record] = (tmp_path / "canary").glob("controls-*.json")
-    assert list(json.loads(record.read_text())["controls"]) == ["tests/test_calc.py::test_add"]
-    assert "control tests: 1 planted, all passed" in gold.notes
-    assert (gold.controls, gold.decoys) == (1, 1)  # the verdict says what was planted (test_add has both)
+    # test_add: its copy, and its check on moved inputs (add(3, 3), add(2, 4): gold 6, the buggy code other)
+    assert sorted(json.loads(record.read_text())["controls"]) == [
+        "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_add#in0",
+        "tests/test_calc.py::test_add#in1",
+    ]
+    assert "control tests: 2 planted, all passed" in gold.notes  # the copy and one input control
+    assert (gold.controls, gold.decoys) == (2, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"
@@ -243,7 +248,7 @@ def test_learn_controls_for_sql_reads_gold_rows_and_compares_the_buggy_ones() ->
         f"{name}#rev": [_result("p2", False, diag)],
     }
     buggy = {f"{name}#drop1.0": [_result("p0", False, diag)], f"{name}#rev": [_result("p2", True)]}
-    learnt = learn_controls(task, gold, buggy)
+    learnt = learn_controls(task, gold, buggy, sql=True)
     assert set(learnt) == {f"{name}#drop1.0", f"{name}#rev"}
     assert learnt[f"{name}#drop1.0"] == {"rows": [[1, "a"]], "informative": False, "differs": True}
     assert learnt[f"{name}#rev"]["informative"] is True  # the buggy code returned no rows there
@@ -264,3 +269,46 @@ def test_a_gold_patch_that_does_not_resolve_is_not_learnt_for_good(tmp_path: Pat
     assert v.status is pb.Status.UNRESOLVED and v.controls == 0
     assert v.canary == "failed"  # the canary is planted as ever
     assert list((tmp_path / "canary").glob("controls-*.json")) == []
+
+
+def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> None:
+    import ast as _ast
+
+    from patchbench.canary._decoys import _input_control, reported_value
+
+    fn = _ast.parse("def test_x():\n    lot = 1\n    assert cents(cost(Lot('a', 2, 1001))) == 501\n").body[0]
+    assert isinstance(fn, _ast.FunctionDef)
+    probe = _input_control(fn, "test_x_again5", None, which=1)
+    assert probe is not None
+    text = _ast.unparse(probe)
+    assert "Lot('a', 3, 1001)" in text and "pb-value:" in text and "lot = 1" in text
+    control = _input_control(fn, "test_x_again5", "334", which=1)
+    assert (
+        control is not None
+        and _ast.unparse(control.body[-1]) == "assert cents(cost(Lot('a', 3, 1001))) == 334"
+    )
+    assert _input_control(fn, "n", None, which=3) is None  # only three literal arguments
+    # the value is read back only when written out exactly
+    assert (
+        reported_value("AssertionError: pb-value:[334, 'a\\nb', (1, None)]\nassert False")
+        == "[334, 'a\\nb', (1, None)]"
+    )
+    assert reported_value("AssertionError: pb-value:0.1") is None  # a float: a correct fix may differ
+    assert reported_value("AssertionError: pb-value:Decimal('1')") is None
+    assert reported_value("pb-value:[1, 2, …") is None and reported_value(None) is None
+
+
+def test_learn_controls_keeps_an_input_probe_only_when_stable_informative_and_new() -> None:
+    task = _builtin("patchbench-python-synthetic-0001")
+    key = "tests/test_costing.py::test_unit_cost_half_cent_rounds_up#in"
+
+    def probe(value: str) -> TestResult:
+        return _result("x", False, f"AssertionError: pb-value:{value}")
+
+    assert learn_controls(task, {f"{key}1": [probe("334"), probe("334")]}, {f"{key}1": [probe("333")]}) == {
+        f"{key}1": {"informative": True, "expect": "334"}
+    }
+    assert learn_controls(task, {f"{key}1": [probe("334"), probe("335")]}, {}) == {}  # not stable
+    assert learn_controls(task, {f"{key}1": [probe("334"), probe("334")]}, {f"{key}1": [probe("334")]}) == {}
+    # the moved input did not change the answer (the test's own expectation): it did not matter
+    assert learn_controls(task, {f"{key}0": [probe("501"), probe("501")]}, {f"{key}0": [probe("500")]}) == {}

@@ -8,12 +8,15 @@ candidates become controls is learnt from a run of the gold patch with every can
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..results import TestResult
 from ..task import Task
+from ._decoys import INPUT_KEY, reported_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 
@@ -21,6 +24,8 @@ def learn_controls(
     task: Task,
     gold: Mapping[str, Sequence[TestResult]],
     buggy: Mapping[str, Sequence[TestResult]] | None = None,
+    *,
+    sql: bool = False,
 ) -> dict[str, Any]:
     """The controls of a task (key -> what was learnt), from the probes' results on the gold patch (and, for
     SQL, on the untouched task: ``buggy``).
@@ -31,12 +36,22 @@ def learn_controls(
     A SQL probe (it expected no rows, so its diagnostic shows what gold returned) becomes one when gold
     returned rows: ``{"rows": gold's rows, "informative": the buggy code returns other rows, "differs":
     they are not the original case's}``; a lookup returns nothing for a database it does not know, so an
-    empty answer would prove nothing.
+    empty answer would prove nothing. An input probe (key ``...#in``, planted twice) reports the value the
+    checked call returns on a moved input: it becomes a control ``{"expect": literal, "informative":
+    True}`` when both reports agree on a value written out exactly and the buggy code's differs (an
+    uninformative one would only cost time).
     """
     found: dict[str, Any] = {}
     listed = set(task.fail_to_pass)
     for key, results in gold.items():
-        if buggy is None:
+        if INPUT_KEY in key:
+            values = {reported_value(r.message) for r in results}
+            theirs = {reported_value(r.message) for r in (buggy or {}).get(key, ())}
+            value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
+            if value is not None and value not in theirs and value not in _written(task, key):
+                found[key] = {"informative": True, "expect": value}
+            continue
+        if not sql:
             fn = key.split("::", 1)[-1]
             cases = {_case(r.id) for r in results if r.outcome.ok}
             if any(f"{fn}[" in i for i in listed):
@@ -47,14 +62,33 @@ def learn_controls(
         rows = _rows(results[0]) if results else None
         if not rows or len(rows) > MAX_CONTROL_ROWS:
             continue
-        theirs = buggy.get(key)
-        brows = _rows(theirs[0]) if theirs else None
+        theirs_rows = (buggy or {}).get(key)
+        brows = _rows(theirs_rows[0]) if theirs_rows else None
         found[key] = {
             "rows": rows,
             "informative": brows is None or _multiset(brows) != _multiset(rows),
             "differs": _multiset(rows) != _multiset(original_rows(task, key) or []),
         }
     return found
+
+
+def _written(task: Task, key: str) -> set[str]:
+    """The reprs of every literal the original test writes out: a moved input whose value is still one of
+    them (the expectation) did not matter, and a table keyed on the other inputs answers it."""
+    path, _, rest = key.partition("::")
+    name = rest.split(INPUT_KEY, 1)[0].split("::")[-1]
+    try:
+        tree = ast.parse(next((f.content for f in task.hidden_tests if f.path == path), ""))
+    except (SyntaxError, ValueError):
+        return set()
+    out: set[str] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name == name:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.expr):
+                    with contextlib.suppress(ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                        out.add(repr(ast.literal_eval(node)))
+    return out
 
 
 def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:

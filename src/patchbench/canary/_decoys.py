@@ -6,7 +6,7 @@ import ast
 import copy
 import re
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,8 +283,9 @@ def plan_decoys(
     rng: secrets.SystemRandom | None = None,
     *,
     methods: bool = True,
-    controls: Collection[str] = (),
+    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
     probe: bool = False,
+    inputs: bool = False,
 ) -> Decoys:
     """Decoys for the task's fail-to-pass Python tests (top-level functions and, with ``methods``, methods
     of test classes; not parametrized), inserted right after the test they copy, at most
@@ -299,9 +300,16 @@ def plan_decoys(
             the gold patch: up to :data:`MAX_COPIES` of them are planted as exact copies under a drawn name.
         probe: calibration: plant a copy of every fail-to-pass test function (up to :data:`MAX_PROBES`)
             and record which is which in ``probes``.
+        inputs: also controls on *perturbed inputs* (pytest): the test up to its first check against a
+            written-out expectation, one literal argument of the checked call moved on, expecting what the
+            gold patch returned there (``controls[key]["expect"]``, learnt by a probe that reports the value).
     """
     rng = rng or secrets.SystemRandom()
-    chosen = set(rng.sample(sorted(controls), min(MAX_COPIES, len(controls)))) if controls else set()
+    learnt: Mapping[str, Mapping[str, Any]] = controls if isinstance(controls, Mapping) else {}
+    plain = sorted(k for k in controls if INPUT_KEY not in k)
+    moved = sorted(k for k in controls if INPUT_KEY in k and isinstance(learnt.get(k, {}).get("expect"), str))
+    chosen = set(rng.sample(plain, min(MAX_COPIES, len(plain)))) if plain else set()
+    chosen |= set(rng.sample(moved, min(MAX_INPUTS, len(moved)))) if moved and inputs else set()
     copies: list[str] = []
     probes: dict[str, str] = {}
     taken: set[str] = set()
@@ -350,6 +358,27 @@ def plan_decoys(
             else:
                 copies.append(twin.name)
                 control_keys[twin.name] = key
+        for which in range(MAX_MOVES if inputs else 0):
+            # The same check on another input (each literal argument of the checked call moved in turn):
+            # the probe (twice, to see that the value is stable) reports what the code returns there; the
+            # control expects what gold returned.
+            ikey = f"{key}{INPUT_KEY}{which}"
+            if not ((probe and len(probes) < 4 * MAX_PROBES) or ikey in chosen):
+                continue
+            expect = None if probe else learnt.get(ikey, {}).get("expect")
+            for _ in range(2 if probe else 1):
+                moved_fn = _input_control(fn, _draw(fn.name, text, rng, taken), expect, which)
+                if moved_fn is None:
+                    break
+                texts[host.path] = text
+                inserts.setdefault(host.path, []).append(
+                    (fn.end_lineno, f"\n{_indented(moved_fn, indent)}\n")
+                )
+                if probe:
+                    probes[moved_fn.name] = ikey
+                else:
+                    copies.append(moved_fn.name)
+                    control_keys[moved_fn.name] = ikey
         name = _draw(fn.name, text, rng, taken)
         decoy = _decoy_function(fn, name)
         if decoy is None:
@@ -377,6 +406,111 @@ def plan_decoys(
         probes=probes,
         control_keys=control_keys,
     )
+
+
+#: The suffix of an input control's key; the prefix of the value a probe reports in its failure message.
+INPUT_KEY = "#in"
+VALUE_MARK = "pb-value:"
+#: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
+MAX_INPUTS = 1
+MAX_MOVES = 3
+
+
+def _moved_input(check: ast.expr, which: int) -> ast.expr | None:
+    """The checked expression with its ``which``-th literal argument of a call moved on (an int by one, a
+    string by one character); None when it has no such argument."""
+    out = copy.deepcopy(check)
+    seen = 0
+    for node in ast.walk(out):
+        if not isinstance(node, ast.Call):
+            continue
+        for i, arg in enumerate(node.args):
+            value = arg.value if isinstance(arg, ast.Constant) else None
+            if type(value) is int or type(value) is str:
+                if seen == which:
+                    node.args[i] = ast.Constant(value + 1 if isinstance(value, int) else f"{value}x")
+                    return out
+                seen += 1
+    return None
+
+
+def _checked(stmt: ast.stmt) -> ast.expr | None:
+    """The computed side of a top-level ``assert X == <expectation>`` / ``assertEqual(X, <expectation>)``."""
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        cmp = stmt.test
+        if len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+            left, right = cmp.left, cmp.comparators[0]
+            if _const_expr(right) and not _is_literal(left):
+                return left
+            if _const_expr(left) and not _is_literal(right):
+                return right
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) >= 2:
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if _EQUALITY_HELPERS.match(name) and _const_expr(stmt.value.args[1]):
+            return stmt.value.args[0]
+    return None
+
+
+def _input_control(
+    fn: ast.FunctionDef, name: str, expect: str | None, which: int = 0
+) -> ast.FunctionDef | None:
+    """``fn`` up to its first check, that check's call on a moved input: reporting the value it gets
+    (``expect`` None: a calibration probe) or asserting it equals ``expect`` (a literal gold returned)."""
+    if fn.decorator_list:  # parametrized, skipped, fixtures by decorator: not worth the risk
+        return None
+    for i, stmt in enumerate(fn.body):
+        checked = _checked(stmt)
+        if checked is None:
+            if isinstance(stmt, (ast.Return, ast.Raise)):
+                return None
+            continue
+        moved = _moved_input(checked, which)
+        if moved is None:
+            return None
+        if expect is None:
+            tail = ast.parse(f"raise AssertionError({VALUE_MARK!r} + repr(None))").body[0]
+            assert isinstance(tail, ast.Raise) and isinstance(tail.exc, ast.Call)
+            concat = tail.exc.args[0]
+            assert isinstance(concat, ast.BinOp) and isinstance(concat.right, ast.Call)
+            concat.right.args = [moved]
+        else:
+            tail = ast.Assert(
+                test=ast.Compare(
+                    left=moved, ops=[ast.Eq()], comparators=[ast.parse(expect, mode="eval").body]
+                )
+            )
+        out = copy.deepcopy(fn)
+        out.name = name
+        out.body = [*copy.deepcopy(fn.body[:i]), tail]
+        return ast.fix_missing_locations(out)
+    return None
+
+
+def reported_value(message: str | None) -> str | None:
+    """The literal a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
+    is written out exactly: ints, strings, bytes, booleans, None and containers of them (no floats, whose
+    last digit a correct implementation may differ in); None otherwise."""
+    if not message or VALUE_MARK not in message:
+        return None
+    text = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0].strip()
+    if not text or text.endswith("…"):
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text if _exact(value) else None
+
+
+def _exact(value: object) -> bool:
+    if value is None or type(value) in (int, str, bytes, bool):
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)) and type(value) in (list, tuple, set, frozenset):
+        return all(_exact(v) for v in value)
+    if isinstance(value, dict) and type(value) is dict:
+        return all(_exact(k) and _exact(v) for k, v in value.items())
+    return False
 
 
 def semantic(d: Decoys) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def plan_canary(
             harness_dst,
             reports_dst,
             env_plugins,
-            controls=tuple(controls or ()),
+            controls=controls or {},
             probe=probe,
         )
     if runner == "tap" and task.language == "sql":

@@ -8,8 +8,9 @@ import importlib.metadata
 import json
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..sandboxed import script
 from ..task import FileEntry, Task
@@ -99,7 +100,7 @@ def _pytest(
     harness: str,
     reports: str | None = None,
     env_plugins: Sequence[str] | None = None,
-    controls: Collection[str] = (),
+    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
     probe: bool = False,
 ) -> Canary | None:
     if re.search(r"(^|\s)-[a-zA-Z]*[IE]", commands.split("pytest", 1)[0]):
@@ -127,7 +128,7 @@ def _pytest(
     stream = f"pb_stream_{nonce}.jsonl" if reports else None
     if reports and stream:
         env["PATCHBENCH_CANARY_STREAM"] = posixpath.join(reports, stream)
-    decoys = plan_decoys(task, tests, controls=controls, probe=probe)
+    decoys = plan_decoys(task, tests, controls=controls, probe=probe, inputs=True)
     if decoys.names:
         env["PATCHBENCH_CANARY_DECOYS"] = ",".join(decoys.names)  # the plugin runs them after real tests
     return Canary(
