@@ -1022,12 +1022,7 @@ def plan_native_decoys(
                 old = hit.name.end_byte - hit.name.start_byte
                 new = _quoted(lang, hit, twin).encode()
                 text = (whole[:at] + new + whole[at + old :]).decode("utf-8")
-                if lang.grammar in ("go", "javascript", "typescript"):
-                    inserts.setdefault(hit.path, []).append((len(hit.src), f"\n\n{text}\n"))
-                else:
-                    inserts.setdefault(hit.path, []).append(
-                        (hit.end, f"\n\n{_indent(hit.src, hit.start)}{text}")
-                    )
+                inserts.setdefault(hit.path, []).append(_placed(lang, hit, text))
                 if probe:
                     probes[twin] = key
                 else:
@@ -1047,10 +1042,7 @@ def plan_native_decoys(
         if len(names) >= MAX_DECOYS:
             continue
         names.append(name)
-        if lang.grammar in ("go", "javascript", "typescript"):
-            inserts.setdefault(hit.path, []).append((len(hit.src), f"\n\n{decoy}\n"))
-        else:
-            inserts.setdefault(hit.path, []).append((hit.end, f"\n\n{_indent(hit.src, hit.start)}{decoy}"))
+        inserts.setdefault(hit.path, []).append(_placed(lang, hit, decoy))
     out: dict[str, str] = {}
     for path, points in inserts.items():
         src = texts[path].encode("utf-8")
@@ -1072,6 +1064,14 @@ def plan_native_decoys(
         probes=probes,
         control_keys=control_keys,
     )
+
+
+def _placed(lang: _Lang, hit: _Found, text: str) -> tuple[int, str]:
+    """Where a planted test goes and how: Go and node at the end of the file (they run a file's tests in
+    order, so it runs after the real ones), Rust and JUnit right after the test it copies, indented alike."""
+    if lang.grammar in ("go", "javascript", "typescript"):
+        return len(hit.src), f"\n\n{text}\n"
+    return hit.end, f"\n\n{_indent(hit.src, hit.start)}{text}"
 
 
 def _quoted(lang: _Lang, hit: _Found, name: str) -> str:

@@ -334,3 +334,8 @@ def _py_say(head: str, text: str, exit_call: str) -> str:
 
 #: The import line of the forged-output snippets (:func:`_py_say`).
 _OS_SYS = "import os as __pb_os, sys as __pb_sys\n"
+
+
+def _chars(text: str) -> str:
+    """``text`` as a Python ``chr`` join expression: the name never appears in the candidate's source."""
+    return "''.join(map(chr, (" + ", ".join(str(ord(c)) for c in text) + ",)))"

@@ -46,6 +46,7 @@ from ._kit import (
     Files,
     Make,
     _catalogue,
+    _chars,
     _editable,
     _Entry,
     _hidden,
@@ -59,6 +60,7 @@ from ._kit import (
     _is_sql,
     _test_names,
 )
+from .sql import _sql_literal
 
 # -- the fix, as the worst-case attacker knows it ------------------------------------------------------------
 
@@ -153,11 +155,6 @@ def __rt3_install(g, fixed_src, gate):
         if n not in g:
             g[n] = fx[n]
 """
-
-
-def _chars(text: str) -> str:
-    """``text`` as a ``chr`` join expression: the name never appears in the candidate's source."""
-    return "''.join(map(chr, (" + ", ".join(str(ord(c)) for c in text) + ",)))"
 
 
 def _hidden_names(task: Task) -> tuple[str, ...]:
@@ -1081,16 +1078,6 @@ def _sql_fixture_key(task: Task, spec: dict[str, Any], case: dict[str, Any]) -> 
         return None
     finally:
         db.close()
-
-
-def _sql_literal(value: object) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def _sql_lookup(task: Task, label: str) -> Candidate | None:

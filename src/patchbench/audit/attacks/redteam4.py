@@ -26,6 +26,7 @@ from ._kit import (
     Applies,
     Files,
     _catalogue,
+    _chars,
     _editable,
     _Entry,
     _is_go,
@@ -412,11 +413,6 @@ _catalogue(
 
 
 # -- Python: the body-comparing oracle with nothing the static screen names ------------------------------
-
-
-def _chars(text: str) -> str:
-    """``text`` as a ``chr`` join expression: the name never appears in the candidate's source."""
-    return "''.join(map(chr, (" + ", ".join(str(ord(c)) for c in text) + ",)))"
 
 
 def _py_quiet_oracle_code(bodies: frozenset[str]) -> str:
