@@ -31,6 +31,7 @@ from .canary import (
     plan_canary,
     stream_problems,
 )
+from .canary._inputs_native import PROBE_INPUTS
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
 from .envs import default_cache_dir, env_for, env_variables, exec_in_env
@@ -608,7 +609,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "8"
+CONTROLS_VERSION = "9"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -647,13 +648,23 @@ def _controls(
     sql = task.language == "sql"
     runs: dict[str, _Probe] = {}
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
-    # (and pytest: an input control is kept only where the buggy code returns another value)
+    # (and every runner with controls on moved inputs: one is kept only where the buggy code's values
+    # differ; TAP Python has none)
+    native = runner in ("node-test", "go-test", "cargo-test", "junit")
     plan = [("gold", Candidate.gold())] + (
-        [("buggy", Candidate.empty())] if sql or runner == "pytest" else []
+        [("buggy", Candidate.empty())] if sql or native or runner == "pytest" else []
     )
+    inputs = True
     for name, cand in plan:
         runs[name] = _Probe()
-        v = _calibration_run(task, cand, sb, cache_dir, repos, network, probe=runs[name])
+        v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs)
+        if name == "gold" and v.status is Status.UNRESOLVED and inputs:
+            # The variants on moved inputs are generated code: if one does not build (or breaks gold),
+            # the exact copies are still worth learning on their own.
+            inputs = False
+            runs[name] = _Probe()
+            v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs)
+            log.info("control calibration for %s: without the input variants: %s", task.id, v.status.value)
         if v.status in (Status.INFRA_ERROR, Status.TIMEOUT):
             # Nothing learnt (a fault, or a loaded machine): no controls this time, and nothing cached.
             log.info(
@@ -674,12 +685,30 @@ def _controls(
             log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
     found = learn_controls(
-        task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql
+        task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql, native=native
     )
     record = {"task": task.id, "plant": True, "controls": found}
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))
     return record
+
+
+def _probe_run(
+    task: Task,
+    cand: Candidate,
+    sb: Sandbox,
+    cache_dir: Path | None,
+    repos: Sequence[str | Path],
+    network: bool,
+    probe: _Probe,
+    inputs: bool,
+) -> Verdict:
+    """A probing calibration run; ``inputs`` False plants no control variant on moved inputs."""
+    token = PROBE_INPUTS.set(inputs)
+    try:
+        return _calibration_run(task, cand, sb, cache_dir, repos, network, probe=probe)
+    finally:
+        PROBE_INPUTS.reset(token)
 
 
 def _runs_canary(

@@ -35,22 +35,9 @@ _TS = "ts-aggregate-replay-field-reset"
 #: TypeScript task each: every attack of the catalogue applies to at least one of them.
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
-#: See docs/design/integrity.md ("Classes, layers and what is still open").
-_NEEDS = "needs controls on moved inputs with gold-recorded expectations (pytest has them for literal values)"
-_BODY = (
-    "answer lookup keyed on the test's body (round five): the oracle answers only inside tests whose "
-    "body is a hidden test's, so the verbatim control copies are answered and the decoys (cut, expectation "
-    f"changed) get the buggy value, as from correct code; {_NEEDS}"
-)
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    ("rt4-py-input-table", _PY): "an answer table keyed on the listed tests' inputs (round five): a "
-    "verbatim control calls with the same arguments, and this task's checks compare Block objects, so no "
-    f"moved-input control can be planted (its value is not written out exactly); {_NEEDS}",
-    ("rt4-go-caller-oracle-spares-decoys", _GO): _BODY,
-    ("rt4-java-lookahead-oracle-spares-decoys", _JAVA): _BODY,
-    ("rt4-js-caller-line-oracle-spares-decoys", _TS): _BODY,
-    ("rt4-js-quiet-body-oracle", _TS): _BODY,
-}
+#: See docs/design/integrity.md ("Classes, layers and what is still open"). Round five's body oracles
+#: and input table were closed by the controls on moved inputs (every language with a canary).
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _builtin() -> list[pb.Task]:

@@ -16,7 +16,7 @@ import pytest
 import patchbench as pb
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 from patchbench.canary import Canary, control_passed, learn_controls, plan_canary, plan_decoys
-from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES
+from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES, is_input_key
 from patchbench.results import Outcome, TestResult
 
 
@@ -146,9 +146,10 @@ def test_native_copies_are_the_original_test_under_a_drawn_name(language: str) -
     task_id, lang = _NATIVE[language]
     task = _builtin(task_id)
     d = plan_native_decoys(lang, task, task.hidden_tests, random.Random(3), probe=True)  # type: ignore[arg-type]
-    assert d.probes and len(d.probes) == min(MAX_PROBES, len(set(d.probes.values())))
+    exact = {n: k for n, k in d.probes.items() if not is_input_key(k)}  # the input variants: see below
+    assert exact and len(exact) == min(MAX_PROBES, len(set(exact.values())))
     originals = "\n".join(f.content for f in task.hidden_tests)
-    for name, key in d.probes.items():
+    for name, key in exact.items():
         text = next(t for t in d.files.values() if name in t)
         assert name not in originals
         # the copy's text, its name put back, is the original's text (a block of the planted file)
@@ -160,9 +161,9 @@ def test_native_copies_are_the_original_test_under_a_drawn_name(language: str) -
         copy = text[line_start:]
         assert copy.replace(name, base, 1)[:200].strip() in originals
     keyed = plan_native_decoys(
-        lang, task, task.hidden_tests, random.Random(4), controls=sorted(set(d.probes.values()))
+        lang, task, task.hidden_tests, random.Random(4), controls=sorted(set(exact.values()))
     )  # type: ignore[arg-type]
-    assert len(keyed.controls) == min(MAX_COPIES, len(set(d.probes.values())))
+    assert len(keyed.controls) == min(MAX_COPIES, len(set(exact.values())))
     assert set(keyed.control_keys) == set(keyed.controls) and not set(keyed.controls) & set(keyed.names)
 
 
@@ -174,7 +175,8 @@ def test_native_gold_resolves_with_its_controls_planted(language: str, tmp_path:
     task = _builtin(_NATIVE[language][0])
     v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert v.status is pb.Status.RESOLVED, v.reason
-    assert v.controls == MAX_COPIES and "control tests: 2 planted, all passed" in v.notes
+    # two exact copies and one variant on moved inputs
+    assert v.controls == MAX_COPIES + 1 and "control tests: 3 planted, all passed" in v.notes
 
 
 def test_a_junit_copy_is_planted_even_when_no_name_sorts_last() -> None:
@@ -207,7 +209,7 @@ def test_a_junit_copy_is_planted_even_when_no_name_sorts_last() -> None:
         fail_to_pass=("p.ATest#shouldTreatParsedVersionsAsEqual",),
     )
     d = plan_native_decoys("java", task, task.hidden_tests, random.Random(5), probe=True)  # type: ignore[arg-type]
-    [name] = d.probes
+    [name] = [n for n, k in d.probes.items() if not is_input_key(k)]
     assert name.startswith("shouldTreatParsedVersionsAsEqual") and d.names == ()  # no decoy: none sorts last
 
 
@@ -287,14 +289,23 @@ def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> No
         control is not None
         and _ast.unparse(control.body[-1]) == "assert cents(cost(Lot('a', 3, 1001))) == 334"
     )
-    assert _input_control(fn, "n", None, which=3) is None  # only three literal arguments
+    # then the statements before the check, the nearest first: ``lot = 1`` moved on
+    moved = _input_control(fn, "n", None, which=3)
+    assert (
+        moved is not None and "lot = 2" in _ast.unparse(moved) and "Lot('a', 2, 1001)" in _ast.unparse(moved)
+    )
+    assert _input_control(fn, "n", None, which=4) is None  # four literals in all
     # the value is read back only when written out exactly
     assert (
         reported_value("AssertionError: pb-value:[334, 'a\\nb', (1, None)]\nassert False")
         == "[334, 'a\\nb', (1, None)]"
     )
     assert reported_value("AssertionError: pb-value:0.1") is None  # a float: a correct fix may differ
-    assert reported_value("AssertionError: pb-value:Decimal('1')") is None
+    # a value that is not a literal: its repr, when the probe found it evaluates back to an equal value
+    assert reported_value("AssertionError: pb-value:Decimal('1.045')") == "Decimal('1.045')"
+    assert reported_value("AssertionError: pb-value:?Decimal('1.045')") is None  # did not evaluate equal
+    assert reported_value("AssertionError: pb-value:Block(start=1.5)") is None  # a float inside
+    assert reported_value("AssertionError: pb-value:<Block object at 0x7f00>") is None
     assert reported_value("pb-value:[1, 2, …") is None and reported_value(None) is None
 
 

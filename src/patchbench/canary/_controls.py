@@ -16,7 +16,8 @@ from typing import Any
 
 from ..results import TestResult
 from ..task import Task
-from ._decoys import INPUT_KEY, reported_value
+from ._decoys import INPUT_KEY, is_input_key, reported_value
+from ._inputs_native import native_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 
@@ -26,6 +27,7 @@ def learn_controls(
     buggy: Mapping[str, Sequence[TestResult]] | None = None,
     *,
     sql: bool = False,
+    native: bool = False,
 ) -> dict[str, Any]:
     """The controls of a task (key -> what was learnt), from the probes' results on the gold patch (and, for
     SQL, on the untouched task: ``buggy``).
@@ -39,16 +41,19 @@ def learn_controls(
     empty answer would prove nothing. An input probe (key ``...#in``, planted twice) reports the value the
     checked call returns on a moved input: it becomes a control ``{"expect": literal, "informative":
     True}`` when both reports agree on a value written out exactly and the buggy code's differs (an
-    uninformative one would only cost time).
+    uninformative one would only cost time). ``native``: the input probes are node/Go/Rust/JUnit copies
+    whose checks recorded their values (:func:`._inputs_native.native_value`); kept on the same terms
+    (gold's values stable and not the buggy code's), the test's own literals aside.
     """
     found: dict[str, Any] = {}
     listed = set(task.fail_to_pass)
     for key, results in gold.items():
-        if INPUT_KEY in key:
-            values = {reported_value(r.message) for r in results}
-            theirs = {reported_value(r.message) for r in (buggy or {}).get(key, ())}
+        if is_input_key(key):
+            read = native_value if native else reported_value
+            values = {read(r.message) for r in results}
+            theirs = {read(r.message) for r in (buggy or {}).get(key, ())}
             value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
-            if value is not None and value not in theirs and value not in _written(task, key):
+            if value is not None and value not in theirs and (native or value not in _written(task, key)):
                 found[key] = {"informative": True, "expect": value}
             continue
         if not sql:
@@ -85,7 +90,9 @@ def _written(task: Task, key: str) -> set[str]:
     for fn in ast.walk(tree):
         if isinstance(fn, ast.FunctionDef) and fn.name == name:
             for node in ast.walk(fn):
-                if isinstance(node, ast.expr):
+                if isinstance(node, ast.Call):
+                    out.add(ast.unparse(node))
+                elif isinstance(node, ast.expr):
                     with contextlib.suppress(ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                         out.add(repr(ast.literal_eval(node)))
     return out

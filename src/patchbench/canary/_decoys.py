@@ -306,8 +306,10 @@ def plan_decoys(
     """
     rng = rng or secrets.SystemRandom()
     learnt: Mapping[str, Mapping[str, Any]] = controls if isinstance(controls, Mapping) else {}
-    plain = sorted(k for k in controls if INPUT_KEY not in k)
-    moved = sorted(k for k in controls if INPUT_KEY in k and isinstance(learnt.get(k, {}).get("expect"), str))
+    plain = sorted(k for k in controls if not is_input_key(k))
+    moved = sorted(
+        k for k in controls if is_input_key(k) and isinstance(learnt.get(k, {}).get("expect"), str)
+    )
     chosen = set(rng.sample(plain, min(MAX_COPIES, len(plain)))) if plain else set()
     chosen |= set(rng.sample(moved, min(MAX_INPUTS, len(moved)))) if moved and inputs else set()
     copies: list[str] = []
@@ -358,12 +360,12 @@ def plan_decoys(
             else:
                 copies.append(twin.name)
                 control_keys[twin.name] = key
-        for which in range(MAX_MOVES if inputs else 0):
+        for which in range(MAX_MOVES if inputs and not (probe and not _probe_inputs()) else 0):
             # The same check on another input (each literal argument of the checked call moved in turn):
             # the probe (twice, to see that the value is stable) reports what the code returns there; the
             # control expects what gold returned.
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and len(probes) < 4 * MAX_PROBES) or ikey in chosen):
+            if not ((probe and len(probes) < 5 * MAX_PROBES) or ikey in chosen):
                 continue
             expect = None if probe else learnt.get(ikey, {}).get("expect")
             for _ in range(2 if probe else 1):
@@ -410,28 +412,69 @@ def plan_decoys(
 
 #: The suffix of an input control's key; the prefix of the value a probe reports in its failure message.
 INPUT_KEY = "#in"
+_INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
 MAX_INPUTS = 1
-MAX_MOVES = 3
+MAX_MOVES = 5
 
 
-def _moved_input(check: ast.expr, which: int) -> ast.expr | None:
-    """The checked expression with its ``which``-th literal argument of a call moved on (an int by one, a
-    string by one character); None when it has no such argument."""
-    out = copy.deepcopy(check)
-    seen = 0
-    for node in ast.walk(out):
-        if not isinstance(node, ast.Call):
-            continue
-        for i, arg in enumerate(node.args):
-            value = arg.value if isinstance(arg, ast.Constant) else None
-            if type(value) is int or type(value) is str:
-                if seen == which:
-                    node.args[i] = ast.Constant(value + 1 if isinstance(value, int) else f"{value}x")
-                    return out
-                seen += 1
-    return None
+def _probe_inputs() -> bool:
+    from ._inputs_native import PROBE_INPUTS
+
+    return PROBE_INPUTS.get()
+
+
+def is_input_key(key: str) -> bool:
+    """Whether a control key names a control on moved inputs (``<test>#in<j>``; a Java ``Class#method``
+    key may itself contain ``#in``)."""
+    return _INPUT_KEY.search(key) is not None
+
+
+def _moved_values(value: object) -> list[int | str]:
+    """The moves of one literal: an int by one; a string with digits at each run of digits (its last digit
+    moved on, a 9 back), one without by a character."""
+    if type(value) is int:
+        return [value + 1]
+    if type(value) is not str or len(value) > 200:
+        return []
+    runs = [m.end() - 1 for m in re.finditer(r"[0-9]+", value)]
+    if not runs:
+        return [f"{value}x"]
+    return [value[:i] + ("8" if value[i] == "9" else str(int(value[i]) + 1)) + value[i + 1 :] for i in runs]
+
+
+def _literal_moves(fn: ast.FunctionDef, at: int, check: ast.expr) -> list[tuple[int, int, int | str]]:
+    """Every move a probe may make before the check (``fn.body[at]``): ``(where, position, value)``, where
+    -1 is the checked expression and ``j`` the statement ``fn.body[j]``, position the literal's index in
+    ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
+    out: list[tuple[int, int, int | str]] = []
+    roots: list[tuple[int, ast.AST]] = [(-1, check), *((j, fn.body[j]) for j in reversed(range(at)))]
+    for where, root in roots:
+        if where == 0 and isinstance(root, ast.Expr) and isinstance(root.value, ast.Constant):
+            continue  # the docstring
+        for pos, node in enumerate(ast.walk(root)):
+            if isinstance(node, ast.Constant):
+                out += [(where, pos, v) for v in _moved_values(node.value)]
+    return out
+
+
+def _moved(
+    fn: ast.FunctionDef, at: int, check: ast.expr, which: int
+) -> tuple[list[ast.stmt], ast.expr] | None:
+    """The statements before the check and the checked expression, with the ``which``-th move made (see
+    :func:`_literal_moves`); None when there is no such move."""
+    moves = _literal_moves(fn, at, check)
+    if which >= len(moves):
+        return None
+    where, pos, value = moves[which]
+    setup = copy.deepcopy(fn.body[:at])
+    checked = copy.deepcopy(check)
+    root: ast.AST = checked if where < 0 else setup[where]
+    node = next(n for i, n in enumerate(ast.walk(root)) if i == pos)
+    assert isinstance(node, ast.Constant)
+    node.value = value
+    return setup, checked
 
 
 def _checked(stmt: ast.stmt) -> ast.expr | None:
@@ -465,42 +508,71 @@ def _input_control(
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 return None
             continue
-        moved = _moved_input(checked, which)
-        if moved is None:
+        made = _moved(fn, i, checked, which)
+        if made is None:
             return None
+        setup, moved = made
         if expect is None:
-            tail = ast.parse(f"raise AssertionError({VALUE_MARK!r} + repr(None))").body[0]
-            assert isinstance(tail, ast.Raise) and isinstance(tail.exc, ast.Call)
-            concat = tail.exc.args[0]
-            assert isinstance(concat, ast.BinOp) and isinstance(concat.right, ast.Call)
-            concat.right.args = [moved]
+            # the value, and whether its repr, evaluated in the test's module, equals it (a value that is
+            # not a literal is compared through its repr then)
+            tail = ast.parse(
+                f"raise AssertionError({VALUE_MARK!r} + ('' if _pb_value == eval(repr(_pb_value), globals())"
+                " else '?') + repr(_pb_value))"
+            ).body[0]
+            body: list[ast.stmt] = [
+                ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved),
+                tail,
+            ]
         else:
-            tail = ast.Assert(
-                test=ast.Compare(
-                    left=moved, ops=[ast.Eq()], comparators=[ast.parse(expect, mode="eval").body]
+            body = [
+                ast.Assert(
+                    test=ast.Compare(
+                        left=moved, ops=[ast.Eq()], comparators=[ast.parse(expect, mode="eval").body]
+                    )
                 )
-            )
+            ]
         out = copy.deepcopy(fn)
         out.name = name
-        out.body = [*copy.deepcopy(fn.body[:i]), tail]
+        out.body = [*setup, *body]
         return ast.fix_missing_locations(out)
     return None
 
 
 def reported_value(message: str | None) -> str | None:
-    """The literal a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
+    """The value a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
     is written out exactly: ints, strings, bytes, booleans, None and containers of them (no floats, whose
-    last digit a correct implementation may differ in); None otherwise."""
+    last digit a correct implementation may differ in); or a constructor call of such values
+    (``Decimal('1.045')``,
+    ``Block(start=1, end=2)``) whose evaluation in the test's module the probe found equal to the value.
+    None otherwise."""
     if not message or VALUE_MARK not in message:
         return None
     text = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0].strip()
-    if not text or text.endswith("…"):
+    if not text or text.endswith("…") or text.startswith("?") or len(text) > 1000:
         return None
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+        return text if _constructed(text) else None
     return text if _exact(value) else None
+
+
+def _constructed(text: str) -> bool:
+    """A repr made of calls, names, keywords and exact literals (no float, no ``<object at 0x..>``)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    allowed = (ast.Expression, ast.Call, ast.Name, ast.Attribute, ast.Load, ast.keyword, ast.Constant,
+               ast.List, ast.Tuple, ast.Dict, ast.Set, ast.UnaryOp, ast.USub)  # fmt: skip
+    for node in ast.walk(tree):
+        if not isinstance(node, allowed):
+            return False
+        if isinstance(node, ast.Constant) and not (
+            node.value is None or type(node.value) in (int, str, bytes, bool)
+        ):
+            return False
+    return any(isinstance(n, ast.Call) for n in ast.walk(tree))
 
 
 def _exact(value: object) -> bool:

@@ -29,14 +29,14 @@ from __future__ import annotations
 import random
 import re
 import secrets
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..screen._base import _parser
 from ..task import FileEntry, Task
 from ._base import _data_path, _text
-from ._decoys import _DECOY_WORDS, MAX_COPIES, MAX_DECOYS, MAX_PROBES, Decoys
+from ._decoys import _DECOY_WORDS, INPUT_KEY, MAX_COPIES, MAX_DECOYS, MAX_PROBES, Decoys, is_input_key
 
 Node = Any
 
@@ -662,7 +662,13 @@ def _decoy_text(found: _Found, lang: _Lang, new_name: str) -> str | None:
         edits += _go_uses(found, path, check)
     if lang.grammar == "typescript":
         edits += _ts_uses(found, path, check)
-    out = src[found.start : found.end]
+    return _edited(found, edits)
+
+
+def _edited(found: _Found, edits: Sequence[tuple[int, int, str]]) -> str | None:
+    """The copied item's text with ``edits`` (byte spans of the file and their new text) made; None when
+    one lies outside the item."""
+    out = found.src[found.start : found.end]
     # apply from the end; every edit lies inside the copied item
     for s, e, text in sorted(edits, key=lambda x: (x[0], x[1]), reverse=True):
         if not found.start <= s <= e <= found.end:
@@ -955,7 +961,7 @@ def plan_native_decoys(
     rng: random.Random | None = None,
     *,
     junit: str = "5",
-    controls: Collection[str] = (),
+    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
     probe: bool = False,
 ) -> Decoys:
     """Decoys for the task's fail-to-pass tests in ``language`` (``go``, ``rust``, ``java``,
@@ -968,8 +974,13 @@ def plan_native_decoys(
 
     ``controls`` (the keys a calibration found passing on gold) and ``probe`` (calibration: copy every
     fail-to-pass test, up to :data:`MAX_PROBES`) plant *exact copies* under drawn names instead, where the
-    decoys go: see :func:`patchbench.canary.plan_decoys`.
+    decoys go: see :func:`patchbench.canary.plan_decoys`. A key ``<test>#in<j>`` is a control on moved
+    inputs (:mod:`._inputs_native`): its learnt ``expect`` is the values gold's checks recorded; ``probe``
+    plants every such variant of the first :data:`._inputs_native.MAX_TESTS` tests twice.
     """
+    from ._inputs_native import MAX_TESTS as MAX_INPUT_TESTS
+    from ._inputs_native import PROBE_INPUTS, input_text, input_variants, learnt_expect
+
     lang = {"go": _GO, "rust": _RUST, "java": _JAVA, "javascript": _JS, "typescript": _TS}[language]
     rng = rng or secrets.SystemRandom()
     ids = list(task.fail_to_pass)
@@ -985,7 +996,25 @@ def plan_native_decoys(
     done: set[str] = set()
     unsure = _UNSURE[lang.grammar]
     all_text = "\n".join(texts.values())
-    chosen = set(rng.sample(sorted(controls), min(MAX_COPIES, len(controls)))) if controls else set()
+    learnt: Mapping[str, Mapping[str, Any]] = controls if isinstance(controls, Mapping) else {}
+    plain = sorted(k for k in controls if not is_input_key(k))
+    moved = sorted(k for k in controls if is_input_key(k) and learnt_expect(learnt.get(k)) is not None)
+    chosen = set(rng.sample(plain, min(MAX_COPIES, len(plain)))) if plain else set()
+    # one control on moved inputs, a moved one when there is (it also meets an answer table of the inputs)
+    shifted = [k for k in moved if not k.endswith(f"{INPUT_KEY}0")] or moved
+    chosen |= {rng.choice(shifted)} if shifted else set()
+    input_tests = 0
+    with_inputs: set[str] = set()
+
+    def plant(hit: _Found, name: str, key: str, text: str) -> None:
+        """A copy (exact, or a variant on moved inputs) planted as a probe or a control."""
+        inserts.setdefault(hit.path, []).append(_placed(lang, hit, text))
+        if probe:
+            probes[name] = key
+        else:
+            copies.append(name)
+            control_keys[name] = key
+
     copies: list[str] = []
     probes: dict[str, str] = {}
     control_keys: dict[str, str] = {}
@@ -1022,14 +1051,39 @@ def plan_native_decoys(
                 old = hit.name.end_byte - hit.name.start_byte
                 new = _quoted(lang, hit, twin).encode()
                 text = (whole[:at] + new + whole[at + old :]).decode("utf-8")
-                inserts.setdefault(hit.path, []).append(_placed(lang, hit, text))
-                if probe:
-                    probes[twin] = key
-                else:
-                    copies.append(twin)
-                    control_keys[twin] = key
+                plant(hit, twin, key, text)
         if unsure.search(_t(hit.src, hit.fn)):
             continue
+        if (probe and PROBE_INPUTS.get() and input_tests < MAX_INPUT_TESTS) or any(
+            k.startswith(f"{key}{INPUT_KEY}") for k in chosen
+        ):
+            # Controls on moved inputs: the copy's checks record their values (see _inputs_native).
+            planted = False
+            for which, _ in input_variants(hit, lang, rng):
+                ikey = f"{key}{INPUT_KEY}{which}"
+                if not probe and ikey not in chosen:
+                    continue
+                for _ in range(2 if probe else 1):
+                    taken = [*names, *copies, *probes]
+                    variant = _fresh_name(lang, base, hit, rng, all_text, known, taken, last=False)
+                    planted_text = (
+                        input_text(
+                            hit,
+                            lang,
+                            _quoted(lang, hit, variant),
+                            which,
+                            learnt_expect(learnt.get(ikey)),
+                            rng,
+                        )
+                        if variant is not None
+                        else None
+                    )
+                    if variant is None or planted_text is None:
+                        break
+                    planted = True
+                    with_inputs.add(hit.path)
+                    plant(hit, variant, ikey, planted_text)
+            input_tests += planted
         if lang.grammar == "java":
             hit = replace(hit, param=junit)
         name = _fresh_name(lang, base, hit, rng, all_text, known, [*names, *copies, *probes])
@@ -1052,6 +1106,13 @@ def plan_native_decoys(
         for pos, text in sorted(points, key=lambda p: p[0], reverse=True):
             src = src[:pos] + text.encode("utf-8") + src[pos:]
         text = src.decode("utf-8")
+        if lang.grammar == "go" and path in with_inputs:
+            # the recorded values are rendered by fmt, imported under its own name (a second import of a
+            # package under another name is allowed, so the file's own imports are left as they are)
+            # (on the package clause's own line: the file's line numbers do not move)
+            text = re.sub(
+                r"^(package\s+\w+)[ \t]*(?=\n|//)", '\\1; import pbfmt "fmt";', text, count=1, flags=re.M
+            )
         if lang.grammar == "rust":
             text = "#![allow(unused)] " + text  # on line 1: the file's line numbers do not move
         out[path] = text + ("\n" if not text.endswith("\n") else "")

@@ -88,7 +88,7 @@ def plan_canary(
         return _tap_python(
             tests, nonce, harness_dst, workspace_dst, task, controls=tuple(controls or ()), probe=probe
         )
-    keys = tuple(controls or ())
+    keys = controls or {}
     if runner == "node-test":
         return _node(tests, nonce, commands, harness_dst, workspace_dst, task, keys, probe)
     if runner == "go-test":

@@ -1,0 +1,462 @@
+"""Control tests on moved inputs for node:test, Go, Rust and JUnit: what the test checks, captured.
+
+A copy of a fail-to-pass test under a drawn name in which every check the copy keeps *records* the value
+it checks (its computed side, rendered as text) instead of asserting it, and one literal of the test's own
+code before those checks is moved (a number by one, a string's last letter or digit), or none. A
+calibration run of the gold patch plants each variant twice as a *probe* that fails with the recorded
+values in its message (``pb-value:<values>:pb-end``); the untouched task runs them too. A variant becomes a
+control when gold's values are stable, written out exactly, and not the buggy code's; the control then
+asserts that the values it records equal gold's.
+
+Correct code passes a control by construction of the calibration. Code that answers only the tests as
+written fails it: an oracle keyed on a listed test's body finds no such body (the checks are gone), an
+answer table keyed on the listed inputs meets an input it does not hold. A decoy cannot catch either (a
+decoy fails on correct code too).
+
+Gold safety first, as for the decoys: only checks this module knows (the assert forms of each language,
+Go's ``if .. { t.Errorf(..) }``) are captured; the copy reports after the last top-level statement
+holding one, and stops at any statement holding an assertion, a failure or an exit it cannot capture;
+the code after the report is kept as it is but never runs (every name it reads stays read, so nothing
+new is unused). A value that could differ between two correct runs is never kept: floats, pointers and
+identity hashes, unordered sets and maps (by their runtime type where the language tells it).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from ._decoys_native import (
+    Node,
+    _containers,
+    _edited,
+    _exits,
+    _Found,
+    _key_nodes,
+    _Lang,
+    _named,
+    _perturb_leaf,
+    _split_tokens,
+    _statements,
+    _t,
+    _walk,
+)
+
+#: The moved literals probed per test (the nearest to the checks first), and the tests probed per task.
+MAX_MOVES = 5
+MAX_TESTS = 3
+#: False while a calibration probes the exact copies only (its first try, with every variant planted,
+#: did not build or did not pass on gold): then no variant is planted.
+PROBE_INPUTS: ContextVar[bool] = ContextVar("PROBE_INPUTS", default=True)
+VALUE_MARK = "pb-value:"
+VALUE_END = ":pb-end"
+
+_JS_CAPTURED = frozenset({
+    "equal", "strictEqual", "deepEqual", "deepStrictEqual", "notEqual", "notStrictEqual", "notDeepEqual",
+    "notDeepStrictEqual",
+})  # fmt: skip
+_JAVA_CAPTURED = frozenset({"assertEquals", "assertNotEquals", "assertTrue", "assertFalse", "assertNull",
+                            "assertNotNull"})  # fmt: skip
+
+#: What may fail or end a test without being a captured check: a statement holding one stops the copy.
+_FAILS = {
+    "go": r"\b{p}\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow|Skip|Skipf|SkipNow|Run|Parallel|Cleanup)\b"
+    r"|\bpanic\(|\bos\.Exit\b|\bruntime\.Goexit\b|\blog\.Fatal",
+    "rust": r"\b(?:assert\w*|debug_assert\w*|panic|unreachable|todo|unimplemented)!",
+    "javascript": r"\bassert\b|\bexpect\(|\bt\.(?:plan|skip|todo|mock)\b|\bprocess\.exit\b",
+    "java": r"\bassert\w*\s*\(|\bfail\s*\(|\bassume\w*\s*\(|\bSystem\.exit\b",
+}
+_FAILS["typescript"] = _FAILS["javascript"]
+
+
+@dataclass(frozen=True)
+class _Capture:
+    """The spans of a test's copy: what each captured check becomes, and where the report goes."""
+
+    edits: list[tuple[int, int, str]]
+    checks: list[tuple[int, int]]  # the captured checks' spans (no literal in them is moved)
+    report_at: int  # the byte after which the report is inserted
+    count: int
+
+
+def _go_capture(stmt: Node, src: bytes, param: str, var: str) -> str | None:
+    """``if [init;] COND { ..t.Errorf(..).. }`` (no ``else``): the check's operands recorded instead, the
+    body kept but never run (``if false``), so every name it reads stays read."""
+    if stmt.type != "if_statement" or stmt.child_by_field_name("alternative") is not None:
+        return None
+    body, cond = stmt.child_by_field_name("consequence"), stmt.child_by_field_name("condition")
+    init = stmt.child_by_field_name("initializer")
+    if body is None or cond is None:
+        return None
+    if not re.search(rf"\b{re.escape(param)}\.(?:Errorf?|Fatalf?|Fail|FailNow)\(", _t(src, body)):
+        return None
+    if re.search(_FAILS["go"].format(p=re.escape(param)), _t(src, cond)):
+        return None
+    if cond.type == "binary_expression" and _t(src, cond.child_by_field_name("operator") or cond) in (
+        "!=",
+        "==",
+    ):
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if left is None or right is None:
+            return None
+        what = f"[]interface{{}}{{{_t(src, left)}, {_t(src, right)}}}"
+    elif cond.type == "unary_expression" and _t(src, cond).startswith("!"):
+        call = cond.child_by_field_name("operand")
+        args = _named(call.child_by_field_name("arguments") or call) if call is not None else []
+        if call is None or call.type != "call_expression" or not args:
+            what = f"({_t(src, cond)})"
+        else:
+            what = "[]interface{}{" + ", ".join(_t(src, a) for a in args) + f", {_t(src, cond)}}}"
+    else:
+        what = f"({_t(src, cond)})"
+    head = f"{_t(src, init)}; " if init is not None else ""
+    return (
+        f'if {head}true {{ {var} = append({var}, pbfmt.Sprintf("%#v", {what})); if false {_t(src, body)} }}'
+    )
+
+
+def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
+    """``assert.equal(X, Y[, msg])`` and its kin (``X`` recorded, the rest still read), ``assert.ok(X)`` /
+    ``assert(X)`` (its truth recorded)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    call = stmt.named_children[0]
+    if call.type == "await_expression":
+        return None
+    if call.type != "call_expression":
+        return None
+    fn = call.child_by_field_name("function")
+    args = _named(call.child_by_field_name("arguments") or call)
+    if fn is None or not args or any(a.type == "spread_element" for a in args):
+        return None
+    name = _t(src, fn)
+    rest = ", ".join(_t(src, a) for a in args[1:])
+    tail = f" void [{rest}];" if rest else ""
+    if name in {f"assert.{m}" for m in _JS_CAPTURED} and len(args) >= 2:
+        return f"{var}.push(String(JSON.stringify({_t(src, args[0])})));{tail}"
+    if name in ("assert", "assert.ok") and args:
+        return f"{var}.push(String(!!({_t(src, args[0])})));{tail}"
+    return None
+
+
+#: Java's renderer: a value's ``toString`` on one line; an unordered set or map (its order may change
+#: from one JVM to the next: ``Set.of`` draws a salt per JVM, enums hash by identity) is never compared.
+_JAVA_RENDER = (
+    "java.util.function.Function<Object, String> {var}R = {var}o -> "
+    "({var}o instanceof java.util.Set && !({var}o instanceof java.util.SortedSet) "
+    "&& !({var}o instanceof java.util.LinkedHashSet)) "
+    "|| ({var}o instanceof java.util.Map && !({var}o instanceof java.util.SortedMap) "
+    '&& !({var}o instanceof java.util.LinkedHashMap)) ? "pb-unordered" '
+    ': String.valueOf({var}o).replace("\\\\", "\\\\\\\\").replace("\\n", "\\\\n").replace("\\r", "\\\\r");'
+)
+
+
+def _java_capture(stmt: Node, src: bytes, var: str) -> str | None:
+    """``assertEquals(E, X[, msg])`` / ``assertNotEquals`` (``X`` recorded), ``assertTrue/False(X)``,
+    ``assertNull/NotNull(X)`` (its truth), AssertJ's ``assertThat(X).isEqualTo(E)`` (``X``)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    call = stmt.named_children[0]
+    if call.type != "method_invocation":
+        return None
+    name = _t(src, call.child_by_field_name("name") or call)
+    obj = call.child_by_field_name("object")
+    args = _named(call.child_by_field_name("arguments") or call)
+    what: str | None = None
+    if name == "isEqualTo" and obj is not None and obj.type == "method_invocation" and len(args) == 1:
+        inner = _named(obj.child_by_field_name("arguments") or obj)
+        if _t(src, obj.child_by_field_name("name") or obj) == "assertThat" and len(inner) == 1:
+            what = _t(src, inner[0])
+    elif name in _JAVA_CAPTURED and (obj is None or _t(src, obj) in ("Assertions", "Assert")):
+        if name in ("assertEquals", "assertNotEquals") and len(args) in (2, 3):
+            what = _t(src, args[1])
+        elif name in ("assertTrue", "assertFalse") and len(args) in (1, 2):
+            what = f"(boolean) ({_t(src, args[0])})"
+        elif name in ("assertNull", "assertNotNull") and len(args) in (1, 2):
+            what = f"({_t(src, args[0])}) == null"
+    if what is None:
+        return None
+    return f"{var}.add({var}R.apply((Object) ({what})));"
+
+
+def _rust_capture(stmt: Node, src: bytes, var: str) -> str | None:
+    """``assert_eq!(X, Y[, ..])`` / ``assert_ne!`` (``X`` recorded with its type's name), ``assert!(X)``."""
+    mac = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else stmt
+    if mac.type != "macro_invocation":
+        return None
+    name = _t(src, mac.child_by_field_name("macro") or mac)
+    tree = next((c for c in mac.named_children if c.type == "token_tree"), None)
+    if tree is None or name not in ("assert_eq", "assert_ne", "assert"):
+        return None
+    groups = _split_tokens(tree, ",")
+    if not groups or not groups[0] or (name != "assert" and (len(groups) < 2 or not groups[1])):
+        return None
+    first = src[groups[0][0].start_byte : groups[0][-1].end_byte].decode("utf-8", "replace")
+    if name == "assert":
+        return (
+            f"{var}.push({{ let pbo = &({first}); "
+            f'format!("{{}}|{{:?}}", std::any::type_name_of_val(pbo), pbo) }});'
+        )
+    second = src[groups[1][0].start_byte : groups[1][-1].end_byte].decode("utf-8", "replace")
+    # both sides evaluated and compared as assert_eq! does (the comparison drives type inference)
+    return (
+        f"{var}.push({{ let pbo = &({first}); let pbw = &({second}); let _ = *pbo == *pbw; "
+        f'format!("{{}}|{{:?}}", std::any::type_name_of_val(pbo), pbo) }});'
+    )
+
+
+def _capture_stmt(stmt: Node, lang: _Lang, src: bytes, param: str, var: str) -> str | None:
+    if lang.grammar == "go":
+        return _go_capture(stmt, src, param, var)
+    if lang.grammar == "rust":
+        return _rust_capture(stmt, src, var)
+    if lang.grammar == "java":
+        return _java_capture(stmt, src, var)
+    return _js_capture(stmt, src, var)
+
+
+def _fails(lang: _Lang, param: str) -> re.Pattern[str]:
+    return re.compile(_FAILS[lang.grammar].format(p=re.escape(param or "t")))
+
+
+def _nested(stmt: Node, lang: _Lang, src: bytes, param: str, var: str) -> _Capture | None:
+    """Every failure in ``stmt`` (a loop or an ``if``) captured as a check at some depth, else None."""
+    fails = _fails(lang, param)
+    edits: list[tuple[int, int, str]] = []
+    checks: list[tuple[int, int]] = []
+    for block in _containers(stmt, lang):
+        for inner in _statements(block):
+            new = _capture_stmt(inner, lang, src, param, var)
+            if new is not None:
+                edits.append((inner.start_byte, inner.end_byte, new))
+                checks.append((inner.start_byte, inner.end_byte))
+                continue
+            if _exits(inner, lang):
+                return None
+            if fails.search(_t(src, inner)):
+                sub = _nested(inner, lang, src, param, var)
+                if sub is None:
+                    return None
+                edits += sub.edits
+                checks += sub.checks
+    # what holds a failure outside the blocks searched (a loop's header, an if's condition) is not captured
+    text = bytearray(src[stmt.start_byte : stmt.end_byte])
+    for s, e in checks:
+        text[s - stmt.start_byte : e - stmt.start_byte] = b" " * (e - s)
+    if fails.search(text.decode("utf-8", "replace")):
+        return None
+    return _Capture(edits, checks, stmt.end_byte, len(checks)) if checks else None
+
+
+def _capture(found: _Found, lang: _Lang, var: str) -> _Capture | None:
+    """The captured checks of a test, in order: top-level statements up to the first that holds a failure
+    or an exit this module cannot capture."""
+    src, param = found.src, found.param
+    fails = _fails(lang, param)
+    edits: list[tuple[int, int, str]] = []
+    checks: list[tuple[int, int]] = []
+    report_at = -1
+    for stmt in _statements(found.body):
+        new = _capture_stmt(stmt, lang, src, param, var)
+        if new is not None:
+            edits.append((stmt.start_byte, stmt.end_byte, new))
+            checks.append((stmt.start_byte, stmt.end_byte))
+            report_at = stmt.end_byte
+            continue
+        if _exits(stmt, lang):
+            break
+        if fails.search(_t(src, stmt)):
+            sub = _nested(stmt, lang, src, param, var)
+            if sub is None:
+                break
+            edits += sub.edits
+            checks += sub.checks
+            report_at = stmt.end_byte
+    if not checks:
+        return None
+    return _Capture(edits, checks, report_at, len(checks))
+
+
+def _moves(found: _Found, lang: _Lang, cap: _Capture) -> list[tuple[int, int, str]]:
+    """The literals a copy may move (one at a time): scalars of the test's code before its report, outside
+    the captured checks and map keys, the nearest to the report first; a boolean never."""
+    src = found.src
+    keys = _key_nodes(found.body)
+    out: list[tuple[int, int, str]] = []
+    for n in _walk(found.body):
+        kind = lang.leaves.get(n.type)
+        if not kind or kind == "bool" or n.id in keys or n.end_byte > cap.report_at:
+            continue
+        if any(s <= n.start_byte < e for s, e in cap.checks):
+            continue
+        new = _perturb_leaf(_t(src, n), kind)
+        if new is not None:
+            out.append((n.start_byte, n.end_byte, new))
+    out.sort(key=lambda m: -m[0])
+    return out[:MAX_MOVES]
+
+
+#: The recorded values travel as a digest (a 64-bit FNV-1a of their text; a failure message is cut at 2,000
+#: characters by the parsers, and go test splits long lines) and a preview of their first characters.
+PREVIEW_CHARS = 600
+
+
+def _digest(lang: _Lang, var: str) -> str:
+    """Statements that set ``<var>H`` to the digest of the recorded values' text and ``<var>P`` to its
+    preview (one line: every renderer escapes line breaks)."""
+    v = var
+    g = lang.grammar
+    if g == "go":
+        return (
+            f'{v}S := pbfmt.Sprintf("%q", {v}); {v}N := uint64(14695981039346656037); '
+            f"for i := 0; i < len({v}S); i++ {{ {v}N ^= uint64({v}S[i]); {v}N *= 1099511628211 }}; "
+            f'{v}H := pbfmt.Sprintf("%016x", {v}N); {v}P := {v}S; '
+            f"if len({v}P) > {PREVIEW_CHARS} {{ {v}P = {v}P[:{PREVIEW_CHARS}] }}; _ = {v}P"
+        )
+    if g == "rust":
+        return (
+            f'let {v}S = format!("{{:?}}", {v}); let mut {v}N: u64 = 0xcbf29ce484222325; '
+            f"for b in {v}S.bytes() {{ {v}N ^= b as u64; {v}N = {v}N.wrapping_mul(0x100000001b3); }} "
+            f'let {v}H = format!("{{:016x}}", {v}N); '
+            f"let {v}P: String = {v}S.chars().take({PREVIEW_CHARS}).collect();"
+        )
+    if g == "java":
+        return (
+            f"String {v}S = String.valueOf({v}); long {v}N = 0xcbf29ce484222325L; "
+            f"for (int i = 0; i < {v}S.length(); i++) {{ {v}N ^= {v}S.charAt(i); {v}N *= 0x100000001b3L; }} "
+            f'String {v}H = String.format("%016x", {v}N); '
+            f"String {v}P = {v}S.substring(0, Math.min({v}S.length(), {PREVIEW_CHARS}));"
+        )
+    return (
+        f"const {v}S = JSON.stringify({v}); let {v}A = 0x811c9dc5, {v}B = 0x01000193; "
+        f"for (let i = 0; i < {v}S.length; i++) {{ "
+        f"{v}A = Math.imul({v}A ^ {v}S.charCodeAt(i), 16777619) >>> 0; "
+        f"{v}B = Math.imul({v}B ^ {v}S.charCodeAt(i), 2246822519) >>> 0; }} "
+        f"const {v}H = {v}A.toString(16).padStart(8, '0') + {v}B.toString(16).padStart(8, '0'); "
+        f"const {v}P = {v}S.slice(0, {PREVIEW_CHARS});"
+    )
+
+
+def _report(lang: _Lang, param: str, var: str, expect: str | None) -> str | None:
+    """The statements that end the copy (in a block of their own): the probe fails with the digest and a
+    preview of the values it recorded; the control compares the digest with gold's and returns (what
+    follows is never run)."""
+    g = lang.grammar
+    v = var
+    if expect is not None and not re.fullmatch(r"[0-9a-f]{16}", expect):
+        return None
+    head = _digest(lang, var)
+    if expect is None:
+        tail = {
+            "go": f'{param}.Fatalf("{VALUE_MARK}%s|%s{VALUE_END}", {v}H, {v}P)',
+            "rust": f'panic!("{VALUE_MARK}{{}}|{{}}{VALUE_END}", {v}H, {v}P);',
+            "java": f"if ({v} != null) "
+            f'throw new AssertionError("{VALUE_MARK}" + {v}H + "|" + {v}P + "{VALUE_END}");',
+        }.get(g, f"throw new Error('{VALUE_MARK}' + {v}H + '|' + {v}P + '{VALUE_END}');")
+        return f"{{ {head} {tail} }}" if g != "go" else f"{{ {head}; {tail} }}"
+    fail = "recorded values differ"
+    if g == "go":
+        return f'{{ {head}; if {v}H != "{expect}" {{ {param}.Fatalf("{fail}") }} }}; return'
+    if g == "rust":
+        return f'{{ {head} if {v}H != "{expect}" {{ panic!("{fail}"); }} }} return;'
+    if g == "java":
+        return (
+            f'{{ {head} if (!{v}H.equals("{expect}")) throw new AssertionError("{fail}"); }} '
+            f"if ({v} != null) return;"
+        )
+    return f"{{ {head} if ({v}H !== '{expect}') throw new Error('{fail}'); }} if ({v}) return;"
+
+
+def _declare(lang: _Lang, var: str) -> str:
+    return {
+        "go": f"var {var} []string",
+        "rust": f"let mut {var}: Vec<String> = Vec::new();",
+        "java": f"java.util.List<String> {var} = new java.util.ArrayList<>(); "
+        + _JAVA_RENDER.format(var=var),
+    }.get(lang.grammar, f"const {var} = [];")
+
+
+def _indent_of(src: bytes, pos: int) -> str:
+    start = src.rfind(b"\n", 0, pos) + 1
+    raw = src[start:pos]
+    return raw[: len(raw) - len(raw.lstrip())].decode("utf-8", "replace")
+
+
+def input_variants(found: _Found, lang: _Lang, rng: random.Random) -> Iterator[tuple[int, Any]]:
+    """The variants of a test a calibration probes: ``(j, plan)``, ``j`` 0 for the test's own inputs and
+    ``j`` >= 1 for its ``j``-th moved literal."""
+    var = _var(found, rng)
+    cap = _capture(found, lang, var)
+    if cap is None:
+        return
+    yield 0, (cap, None, var)
+    for j, move in enumerate(_moves(found, lang, cap), start=1):
+        yield j, (cap, move, var)
+
+
+def _var(found: _Found, rng: random.Random) -> str:
+    text = found.src.decode("utf-8", "replace")
+    while True:
+        name = f"pbSeen{rng.randrange(1000, 10000)}"
+        if name not in text:
+            return name
+
+
+def input_text(
+    found: _Found,
+    lang: _Lang,
+    new_name: str,
+    which: int,
+    expect: str | None,
+    rng: random.Random,
+) -> str | None:
+    """The copy of the test renamed ``new_name``, its ``which``-th literal moved (0: none), its checks
+    recording their values: a probe (``expect`` None) or a control expecting gold's values."""
+    variants = dict(input_variants(found, lang, rng))
+    if which not in variants:
+        return None
+    cap, move, var = variants[which]
+    report = _report(lang, found.param, var, expect)
+    if report is None:
+        return None
+    src = found.src
+    body_open = found.body.start_byte + 1
+    first = _statements(found.body)
+    indent = _indent_of(src, first[0].start_byte) if first else ""
+    edits = [*cap.edits]
+    if move is not None:
+        edits.append(move)
+    edits.append((cap.report_at, cap.report_at, f"\n{indent}{report}"))
+    edits.append((body_open, body_open, f"\n{indent}{_declare(lang, var)}"))
+    edits.append((found.name.start_byte, found.name.end_byte, new_name))
+    return _edited(found, edits)
+
+
+_UNSTABLE = re.compile(
+    r"0x[0-9a-fA-F]{5,}|@[0-9a-f]{5,8}\b|\d\.\d|pb-unordered|Hash(?:Map|Set)<|NaN|Infinity"
+)
+
+
+def native_value(message: str | None) -> str | None:
+    """The digest of the values a native probe recorded (``pb-value:<digest>|<preview>:pb-end`` on one
+    line), when their preview can be compared exactly: no floats, pointers, identity hashes or unordered
+    collections; None otherwise. (What the preview cuts off is vouched for by the two probes' agreement
+    only: an address or a hash order differs from one probe to the other.)"""
+    if not message or VALUE_MARK not in message:
+        return None
+    line = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0]
+    if VALUE_END not in line:
+        return None
+    digest, sep, preview = line.rsplit(VALUE_END, 1)[0].partition("|")
+    if not sep or not re.fullmatch(r"[0-9a-f]{16}", digest) or not preview or _UNSTABLE.search(preview):
+        return None
+    return digest
+
+
+def learnt_expect(learnt: Mapping[str, Any] | None) -> str | None:
+    value = (learnt or {}).get("expect")
+    return value if isinstance(value, str) else None

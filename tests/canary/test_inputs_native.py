@@ -1,0 +1,142 @@
+"""Control tests on moved inputs for node:test, Go, Rust and JUnit (patchbench.canary._inputs_native)."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import patchbench as pb
+from patchbench.canary._decoys import is_input_key
+from patchbench.canary._decoys_native import plan_native_decoys
+from patchbench.canary._inputs_native import PROBE_INPUTS, VALUE_END, VALUE_MARK, native_value
+
+_TASKS = {
+    "go": "go-logger-derived-fields-clobbered",
+    "rust": "rs-feed-scrollback-short-page",
+    "java": "java-reconcile-fractional-quantity",
+    "javascript": "js-lru-numeric-key-eviction",
+    "typescript": "ts-aggregate-replay-field-reset",
+}
+#: What an original check looks like in each language (none may be left before the report).
+_CHECK = {
+    "go": r"\bt\.(?:Errorf|Fatalf)\(",
+    "rust": r"\bassert(?:_eq|_ne)?!",
+    "java": r"\bassert(?:Equals|True|False)\(",
+    "javascript": r"\bassert\.",
+    "typescript": r"\bassert\.",
+}
+
+
+def _task(language: str) -> pb.Task:
+    return next(t for t in pb.load("builtin").tasks if t.id == _TASKS[language])
+
+
+def _planted(language: str, seed: int = 3) -> tuple[pb.Task, dict[str, str], dict[str, str]]:
+    """The task, each input probe's name -> key, and each name -> the planted test's text."""
+    task = _task(language)
+    d = plan_native_decoys(language, task, task.hidden_tests, random.Random(seed), probe=True)
+    probes = {n: k for n, k in d.probes.items() if is_input_key(k)}
+    texts: dict[str, str] = {}
+    for name in probes:
+        pattern = re.compile(re.escape(name) + r"(?!\w)")
+        text = next(t for t in d.files.values() if pattern.search(t))
+        found = pattern.search(text)
+        assert found is not None
+        # the planted test, from its name to the end of its report
+        end = text.find("\n", text.find(VALUE_END, found.end()))
+        texts[name] = text[found.end() : end]
+    return task, probes, texts
+
+
+@pytest.mark.parametrize("language", sorted(_TASKS))
+def test_an_input_probe_records_every_check_and_fails_with_their_digest(language: str) -> None:
+    _, probes, texts = _planted(language)
+    assert any(k.endswith("#in0") for k in probes.values()) and any(
+        not k.endswith("#in0") for k in probes.values()
+    )
+    for name, text in texts.items():
+        head, sep, _ = text.partition(VALUE_MARK)
+        assert sep and VALUE_END in text, name
+        # no check of the original is run before the report: each was turned into a record (Go keeps its
+        # body under `if false`, so its reads stay)
+        live = re.sub(r"if false \{.*?\n\s*\} \}", "", head[: head.rfind("\n")], flags=re.S)
+        assert not re.search(_CHECK[language], live), (name, live)
+    # each key is planted twice (the calibration compares the two values)
+    assert all(list(probes.values()).count(k) == 2 for k in set(probes.values()))
+
+
+@pytest.mark.parametrize("language", sorted(_TASKS))
+def test_a_moved_variant_differs_from_the_unmoved_one_in_one_literal(language: str) -> None:
+    _, probes, texts = _planted(language)
+    by_key = {k: texts[n] for n, k in probes.items()}
+
+    def norm(text: str) -> list[str]:
+        text = re.sub(r"pbSeen\d+", "V", text)
+        return re.findall(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\w+|\S", text)
+
+    for key, text in by_key.items():
+        if key.endswith("#in0"):
+            continue
+        base = by_key[key.rsplit("#in", 1)[0] + "#in0"]
+        diff = [(a, b) for a, b in zip(norm(base), norm(text), strict=True) if a != b]
+        assert len(diff) == 1, (key, diff)
+
+
+def test_native_value_reads_the_digest_and_refuses_values_that_may_not_repeat() -> None:
+    ok = '    x_test.go:12: pb-value:0123456789abcdef|["[]interface {}{\\"a\\", 3}"]:pb-end'
+    assert native_value(ok) == "0123456789abcdef"
+    assert native_value(ok.replace(":pb-end", "")) is None  # cut off
+    assert native_value(ok.replace("0123456789abcdef", "01234")) is None
+    assert native_value(None) is None and native_value("pb-value:|x:pb-end") is None
+    for unstable in ("(*kvlog.Field)(0xc000012345)", "recon.Key@1b6d3586", "1.5", "pb-unordered", "HashMap<"):
+        assert native_value(f"pb-value:0123456789abcdef|[{unstable}]:pb-end") is None, unstable
+
+
+@pytest.mark.parametrize("language", sorted(_TASKS))
+def test_a_control_compares_gold_digest_and_ends_the_test(language: str) -> None:
+    task, probes, _ = _planted(language)
+    key = sorted(set(probes.values()))[0]
+    learnt = {key: {"informative": True, "expect": "0123456789abcdef"}}
+    d = plan_native_decoys(language, task, task.hidden_tests, random.Random(8), controls=learnt)
+    [name] = [n for n, k in d.control_keys.items() if k == key]
+    pattern = re.compile(re.escape(name) + r"(?!\w)")
+    text = next(t for t in d.files.values() if pattern.search(t))
+    body = text[text.index(name) :]
+    assert "0123456789abcdef" in body and VALUE_MARK not in body.split("\n\n\n")[0]
+
+
+def test_a_calibration_that_probes_copies_only_plants_no_variant() -> None:
+    task = _task("go")
+    token = PROBE_INPUTS.set(False)
+    try:
+        d = plan_native_decoys("go", task, task.hidden_tests, random.Random(3), probe=True)
+    finally:
+        PROBE_INPUTS.reset(token)
+    assert d.probes and not any(is_input_key(k) for k in d.probes.values())
+    assert 'import pbfmt "fmt"' not in "".join(d.files.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(_TASKS))
+def test_variants_build_and_gold_values_are_learnt(language: str, tmp_path: Path) -> None:
+    """The probes build and run on the real toolchains: gold's values are stable and differ from the buggy
+    code's on at least one variant of every builtin task in these languages; a run then plants one and
+    gold passes it."""
+    from patchbench import harness
+    from patchbench.runners import choose_runner
+    from patchbench.sandbox import get_sandbox
+
+    task = _task(language)
+    runner = choose_runner(task.test).name
+    record = harness._controls(task, runner, get_sandbox("bwrap"), tmp_path, (), False)
+    assert record is not None and record["plant"]
+    moved = [k for k in record["controls"] if is_input_key(k)]
+    assert moved, record
+    v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert v.status is pb.Status.RESOLVED, v.reason
+    assert "all passed" in " ".join(v.notes)
+    buggy = pb.run(task, pb.Candidate.empty(), cache_dir=tmp_path)
+    assert buggy.status is not pb.Status.RESOLVED
