@@ -85,6 +85,24 @@ def test_a_moved_variant_differs_from_the_unmoved_one_in_one_literal(language: s
         assert len(diff) == 1, (key, diff)
 
 
+@pytest.mark.parametrize("language", ["go", "python"])
+def test_input_variants_do_not_crowd_out_the_exact_copies(language: str) -> None:
+    """Regression: the variants were counted against the exact copies' probe limit, so only the first
+    fail-to-pass test was probed as an exact copy (go-logger kept one copy where it had three)."""
+    from patchbench.canary import plan_decoys
+
+    if language == "python":
+        task = next(t for t in pb.load("builtin").tasks if t.id == "py-decimal-float-literal-rounding")
+        d = plan_decoys(task, task.hidden_tests, random.Random(3), probe=True, inputs=True)
+        wanted = {f.split("[", 1)[0] for f in task.fail_to_pass}
+    else:
+        task = _task(language)
+        d = plan_native_decoys(language, task, task.hidden_tests, random.Random(3), probe=True)
+        wanted = set(task.fail_to_pass)
+    exact = {k for k in d.probes.values() if not is_input_key(k)}
+    assert exact == wanted and any(is_input_key(k) for k in d.probes.values())
+
+
 def test_native_value_reads_the_digest_and_refuses_values_that_may_not_repeat() -> None:
     ok = '    x_test.go:12: pb-value:0123456789abcdef|["[]interface {}{\\"a\\", 3}"]:pb-end'
     assert native_value(ok) == "0123456789abcdef"

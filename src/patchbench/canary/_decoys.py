@@ -348,7 +348,8 @@ def plan_decoys(
             continue
         key = f"{host.path}::{rest}"
         indent = " " * fn.col_offset
-        if (probe and len(probes) < MAX_PROBES) or key in chosen:
+        exact = sum(not is_input_key(k) for k in probes.values())  # input variants have their own limit
+        if (probe and exact < MAX_PROBES) or key in chosen:
             # An exact copy under another name: it passes wherever the original does (the calibration
             # checks that on the gold patch), so only code that tells the two apart can fail it.
             twin = copy.deepcopy(fn)
@@ -365,7 +366,7 @@ def plan_decoys(
             # the probe (twice, to see that the value is stable) reports what the code returns there; the
             # control expects what gold returned.
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and len(probes) < 5 * MAX_PROBES) or ikey in chosen):
+            if not ((probe and sum(map(is_input_key, probes.values())) < 5 * MAX_PROBES) or ikey in chosen):
                 continue
             expect = None if probe else learnt.get(ikey, {}).get("expect")
             for _ in range(2 if probe else 1):

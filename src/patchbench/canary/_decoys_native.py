@@ -1036,7 +1036,8 @@ def plan_native_decoys(
         base = _t(hit.src, hit.name)
         if lang.grammar in ("javascript", "typescript"):
             base = base[1:-1]
-        if (probe and len(probes) < MAX_PROBES) or key in chosen:
+        exact = sum(not is_input_key(k) for k in probes.values())  # input variants have their own limit
+        if (probe and exact < MAX_PROBES) or key in chosen:
             # An exact copy under another name (see plan_decoys): only code that tells it from the
             # original fails it. Placed where the decoys go, so it runs after the real tests.
             taken = [*names, *copies, *probes]
