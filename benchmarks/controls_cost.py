@@ -3,10 +3,12 @@
     python benchmarks/controls_cost.py [--repeat 5] [--task ID ...]
 
 For each built-in task (or those named): the calibration of its control tests (``harness._controls``: a run
-of the gold patch with every control candidate planted, plus the buggy code for SQL), timed with its
+of the gold patch with every control candidate planted, then the buggy code with them for every runner but
+Python TAP), timed with its
 cached record removed, next to ``run(task, gold)`` with every defence on and with the controls switched off
 (``Defences(controls=False)``: the canary and decoys stay), in turn, ``--repeat`` times, medians. The
-difference is what the two planted copies (SQL: three cases) add to every run. The environment cache is
+difference is what the planted controls (two copies and one variant on moved inputs; SQL: three cases)
+add to every run. The environment cache is
 the default one (built on first use, before timing). Writes benchmarks/results/controls_cost.json.
 """
 

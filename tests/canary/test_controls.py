@@ -273,6 +273,32 @@ def test_a_gold_patch_that_does_not_resolve_is_not_learnt_for_good(tmp_path: Pat
     assert list((tmp_path / "canary").glob("controls-*.json")) == []
 
 
+@pytest.mark.slow
+def test_buggy_code_that_hangs_does_not_stop_the_calibration(tmp_path: Path) -> None:
+    """The calibration runs the buggy code too (is a variant informative?). Buggy code that hangs times
+    out there; before, that discarded the whole calibration, uncached, so every run calibrated again and
+    planted no control. Now what it reported counts (nothing: every variant is informative)."""
+    task = _stateful_task().model_copy(
+        update={
+            "workspace": (
+                FileEntry(path="calc.py", content="def add(a, b):\n    while True:\n        pass\n"),
+            ),
+            "gold_patch": "--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,2 @@\n def add(a, b):\n"
+            "-    while True:\n-        pass\n+    return a + b\n",
+            "test": TestSpec(
+                commands=(TestCommand(argv=("python", "-m", "pytest", "-q", "tests")),), time_limit_s=8
+            ),
+        }
+    )
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert gold.status is pb.Status.RESOLVED, gold.reason
+    [record] = (tmp_path / "canary").glob("controls-*.json")
+    import json
+
+    learnt = json.loads(record.read_text())["controls"]
+    assert any(is_input_key(k) for k in learnt) and gold.controls >= 2
+
+
 def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> None:
     import ast as _ast
 
