@@ -486,6 +486,11 @@ def _run(
                         if c in control_results
                         else "missing"
                     )
+                    + (
+                        " (on moved inputs: its values are not the gold patch's)"
+                        if "expect" in (controls or {}).get(canary.control_keys.get(c, ""), {})
+                        else ""
+                    )
                     for c in lost
                 )
                 status, reward = Status.UNRESOLVED, 0.0
@@ -609,7 +614,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "9"
+CONTROLS_VERSION = "10"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

@@ -8,6 +8,7 @@ exact copy of a fail-to-pass test under a drawn name, which correct code passes 
 from __future__ import annotations
 
 import ast
+import copy as copy_module
 import random
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 import patchbench as pb
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 from patchbench.canary import Canary, control_passed, learn_controls, plan_canary, plan_decoys
-from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES, is_input_key
+from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES, _split_checks, is_input_key
 from patchbench.results import Outcome, TestResult
 
 
@@ -43,10 +44,21 @@ def test_probes_copy_every_fail_to_pass_function_and_controls_copy_the_calibrate
     fns = _functions(d.files["tests/test_freebusy.py"])
     for copy in d.controls:
         base = next(k.split("::")[-1] for k in keys if copy.startswith(k.split("::")[-1] + "_"))
-        # the same test, line for line, under another name (decorators included)
+        # the same test under another name (decorators included), each top-level `assert A == B` split
+        # into `v = A` and `assert v == B`: the same checks, in a body unlike the original's (round five's
+        # body oracles answered verbatim copies)
         a, b = fns[base], fns[copy]
-        assert [ast.dump(s) for s in a.body] == [ast.dump(s) for s in b.body]
         assert [ast.dump(x) for x in a.decorator_list] == [ast.dump(x) for x in b.decorator_list]
+        assert [ast.dump(s) for s in a.body] != [ast.dump(s) for s in b.body]
+        var = next(
+            t.id
+            for st in b.body
+            if isinstance(st, ast.Assign)
+            for t in st.targets
+            if isinstance(t, ast.Name) and t.id.startswith("_pb_seen")
+        )
+        expected = _split_checks(copy_module.deepcopy(a), var)
+        assert [ast.dump(s) for s in expected.body] == [ast.dump(s) for s in b.body]
 
 
 def test_nothing_but_calibrated_keys_is_copied() -> None:
@@ -306,21 +318,22 @@ def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> No
 
     fn = _ast.parse("def test_x():\n    lot = 1\n    assert cents(cost(Lot('a', 2, 1001))) == 501\n").body[0]
     assert isinstance(fn, _ast.FunctionDef)
-    probe = _input_control(fn, "test_x_again5", None, which=1)
+    # variants: 1 every string moved, 2 every int three up, from 3 one literal each (the checked call's
+    # first, then the statements before it, the nearest first)
+    probe = _input_control(fn, "test_x_again5", which=4)
     assert probe is not None
     text = _ast.unparse(probe)
     assert "Lot('a', 3, 1001)" in text and "pb-value:" in text and "lot = 1" in text
-    control = _input_control(fn, "test_x_again5", "334", which=1)
-    assert (
-        control is not None
-        and _ast.unparse(control.body[-1]) == "assert cents(cost(Lot('a', 3, 1001))) == 334"
-    )
-    # then the statements before the check, the nearest first: ``lot = 1`` moved on
-    moved = _input_control(fn, "n", None, which=3)
+    moved = _input_control(fn, "n", which=6)
     assert (
         moved is not None and "lot = 2" in _ast.unparse(moved) and "Lot('a', 2, 1001)" in _ast.unparse(moved)
     )
-    assert _input_control(fn, "n", None, which=4) is None  # four literals in all
+    assert _input_control(fn, "n", which=7) is None  # four literals in all
+    every_int = _input_control(fn, "n", which=2)
+    assert every_int is not None and "Lot('a', 5, 1004)" in _ast.unparse(every_int)
+    assert "lot = 4" in _ast.unparse(every_int)
+    every_string = _input_control(fn, "n", which=1)
+    assert every_string is not None and "Lot('ax', 2, 1001)" in _ast.unparse(every_string)
     # the value is read back only when written out exactly
     assert (
         reported_value("AssertionError: pb-value:[334, 'a\\nb', (1, None)]\nassert False")
@@ -333,6 +346,27 @@ def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> No
     assert reported_value("AssertionError: pb-value:Block(start=1.5)") is None  # a float inside
     assert reported_value("AssertionError: pb-value:<Block object at 0x7f00>") is None
     assert reported_value("pb-value:[1, 2, …") is None and reported_value(None) is None
+
+
+def test_a_control_on_moved_inputs_passes_when_it_reports_gold_value() -> None:
+    """The control is planted as its probe (it always fails, reporting its value): the host compares, so
+    gold's value is never written where an oracle reading the control's source could find it."""
+    learnt = {"informative": True, "expect": "{'a', 'b'}"}
+
+    def ran(message: str, ok: bool = False) -> list[TestResult]:
+        return [_result("x::test_p_more9", ok, message)]
+
+    assert control_passed(ran("AssertionError: pb-value:{'a', 'b'}"), learnt)
+    assert control_passed(
+        ran("AssertionError: pb-value:{'b', 'a'}"), learnt
+    )  # a set's order is no difference
+    assert not control_passed(ran("AssertionError: pb-value:{'a'}"), learnt)
+    assert not control_passed(ran("AssertionError: pb-value:{'a', 'b'}", ok=True), learnt)  # a forged pass
+    assert not control_passed(ran("AssertionError: something else"), learnt)
+    assert not control_passed([], learnt)
+    digest = {"informative": True, "expect": "0123456789abcdef"}
+    assert control_passed(ran("x.go:3: pb-value:0123456789abcdef|[...]:pb-end"), digest)
+    assert not control_passed(ran("x.go:3: pb-value:0123456789abcdee|[...]:pb-end"), digest)
 
 
 def test_learn_controls_keeps_an_input_probe_only_when_stable_informative_and_new() -> None:

@@ -47,7 +47,7 @@ def _planted(language: str, seed: int = 3) -> tuple[pb.Task, dict[str, str], dic
         assert found is not None
         # the planted test, from its name to the end of its report
         end = text.find("\n", text.find(VALUE_END, found.end()))
-        texts[name] = text[found.end() : end]
+        texts[name] = text[found.end() : end].lstrip("'\"`")  # node: the name's closing quote
     return task, probes, texts
 
 
@@ -69,20 +69,32 @@ def test_an_input_probe_records_every_check_and_fails_with_their_digest(language
 
 
 @pytest.mark.parametrize("language", sorted(_TASKS))
-def test_a_moved_variant_differs_from_the_unmoved_one_in_one_literal(language: str) -> None:
+def test_moved_variants_differ_from_the_unmoved_one_only_in_their_literals(language: str) -> None:
+    """Variant 1 moves every string, 2 every integer three up, 3 and on one literal each."""
     _, probes, texts = _planted(language)
     by_key = {k: texts[n] for n, k in probes.items()}
 
     def norm(text: str) -> list[str]:
         text = re.sub(r"pbSeen\d+", "V", text)
-        return re.findall(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\w+|\S", text)
+        return re.findall(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`|\w+|\S", text)
 
+    seen = set()
     for key, text in by_key.items():
-        if key.endswith("#in0"):
+        j = int(key.rsplit("#in", 1)[1])
+        if j == 0:
             continue
+        seen.add(min(j, 3))
         base = by_key[key.rsplit("#in", 1)[0] + "#in0"]
         diff = [(a, b) for a, b in zip(norm(base), norm(text), strict=True) if a != b]
-        assert len(diff) == 1, (key, diff)
+        assert diff, key
+        if j >= 3:
+            assert len(diff) == 1, (key, diff)
+        elif j == 1:  # strings: no integer moved three up
+            assert not any(a.isdigit() and b.isdigit() and int(b) == int(a) + 3 for a, b in diff), diff
+        else:
+            assert all(re.fullmatch(r"\d+", re.sub(r"[a-zA-Z]+$", "", a)) for a, _ in diff), (key, diff)
+            assert all(int(re.sub(r"\D", "", b)) == int(re.sub(r"\D", "", a)) + 3 for a, b in diff), diff
+    assert 3 in seen and seen & {1, 2}
 
 
 @pytest.mark.parametrize("language", ["go", "python"])
@@ -114,16 +126,17 @@ def test_native_value_reads_the_digest_and_refuses_values_that_may_not_repeat() 
 
 
 @pytest.mark.parametrize("language", sorted(_TASKS))
-def test_a_control_compares_gold_digest_and_ends_the_test(language: str) -> None:
+def test_a_control_is_its_probe_and_gold_digest_stays_on_the_host(language: str) -> None:
+    """Regression (round six, rt5-js-quiet-oracle-forges-the-digest): a control that compared gold's digest
+    in the sandbox carried it in its source, and an oracle that read the test file returned it (a patched
+    ``padStart``). The control is planted as its probe; the host compares."""
     task, probes, _ = _planted(language)
     key = sorted(set(probes.values()))[0]
     learnt = {key: {"informative": True, "expect": "0123456789abcdef"}}
     d = plan_native_decoys(language, task, task.hidden_tests, random.Random(8), controls=learnt)
     [name] = [n for n, k in d.control_keys.items() if k == key]
-    pattern = re.compile(re.escape(name) + r"(?!\w)")
-    text = next(t for t in d.files.values() if pattern.search(t))
-    body = text[text.index(name) :]
-    assert "0123456789abcdef" in body and VALUE_MARK not in body.split("\n\n\n")[0]
+    text = "".join(d.files.values())
+    assert name in text and "0123456789abcdef" not in text and VALUE_MARK in text
 
 
 def test_a_calibration_that_probes_copies_only_plants_no_variant() -> None:

@@ -53,7 +53,8 @@ def learn_controls(
             values = {read(r.message) for r in results}
             theirs = {read(r.message) for r in (buggy or {}).get(key, ())}
             value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
-            if value is not None and value not in theirs and (native or value not in _written(task, key)):
+            informative = not any(same_value(t, value) for t in theirs) if value is not None else False
+            if value is not None and informative and (native or value not in _written(task, key)):
                 found[key] = {"informative": True, "expect": value}
             continue
         if not sql:
@@ -99,7 +100,12 @@ def _written(task: Task, key: str) -> set[str]:
 
 
 def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:
-    """Whether a control passed: every case of it the calibration kept was reported, and passed."""
+    """Whether a control passed: every case of it the calibration kept was reported, and passed. A control
+    on moved inputs is planted as its probe, which always fails reporting its value: it passed when it
+    failed reporting gold's value (the host compares; gold's value is never in the sandbox)."""
+    expect = (learnt or {}).get("expect")
+    if isinstance(expect, str):
+        return bool(results) and all(same_value(reported(t), expect) and not t.outcome.ok for t in results)
     params = (learnt or {}).get("params")
     if isinstance(params, list):
         wanted = set(params)
@@ -107,6 +113,25 @@ def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | No
         if {_case(t.id) for t in results} != wanted:
             return False
     return bool(results) and all(t.outcome.ok for t in results)
+
+
+def reported(result: TestResult) -> str | None:
+    """The value an input probe (or a control planted as one) reported: a native probe's digest, or the
+    repr a Python probe raised with."""
+    return native_value(result.message) or reported_value(result.message)
+
+
+def same_value(got: str | None, expect: str) -> bool:
+    """Whether a reported value is gold's: the same text, or (Python) literals that compare equal (a set's
+    or a dict's order is no difference). The text is the sandbox's: parsed by ``literal_eval`` only."""
+    if got is None:
+        return False
+    if got == expect:
+        return True
+    try:
+        return bool(ast.literal_eval(got) == ast.literal_eval(expect))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
 
 
 def _rows(result: TestResult) -> list[Any] | None:

@@ -36,7 +36,16 @@ from typing import Any
 from ..screen._base import _parser
 from ..task import FileEntry, Task
 from ._base import _data_path, _text
-from ._decoys import _DECOY_WORDS, INPUT_KEY, MAX_COPIES, MAX_DECOYS, MAX_PROBES, Decoys, is_input_key
+from ._decoys import (
+    _DECOY_WORDS,
+    INPUT_KEY,
+    MAX_COPIES,
+    MAX_DECOYS,
+    MAX_PROBES,
+    Decoys,
+    is_input_key,
+    pick_inputs,
+)
 
 Node = Any
 
@@ -1000,9 +1009,8 @@ def plan_native_decoys(
     plain = sorted(k for k in controls if not is_input_key(k))
     moved = sorted(k for k in controls if is_input_key(k) and learnt_expect(learnt.get(k)) is not None)
     chosen = set(rng.sample(plain, min(MAX_COPIES, len(plain)))) if plain else set()
-    # one control on moved inputs, a moved one when there is (it also meets an answer table of the inputs)
-    shifted = [k for k in moved if not k.endswith(f"{INPUT_KEY}0")] or moved
-    chosen |= {rng.choice(shifted)} if shifted else set()
+    # controls on moved inputs: several literals moved at once first (see pick_inputs)
+    chosen |= pick_inputs(moved, rng)
     input_tests = 0
     with_inputs: set[str] = set()
 
@@ -1073,7 +1081,6 @@ def plan_native_decoys(
                             lang,
                             _quoted(lang, hit, variant),
                             which,
-                            learnt_expect(learnt.get(ikey)),
                             rng,
                         )
                         if variant is not None

@@ -281,23 +281,55 @@ def _capture(found: _Found, lang: _Lang, var: str) -> _Capture | None:
     return _Capture(edits, checks, report_at, len(checks))
 
 
-def _moves(found: _Found, lang: _Lang, cap: _Capture) -> list[tuple[int, int, str]]:
-    """The literals a copy may move (one at a time): scalars of the test's code before its report, outside
-    the captured checks and map keys, the nearest to the report first; a boolean never."""
-    src = found.src
+def _movable(found: _Found, lang: _Lang, cap: _Capture) -> list[tuple[Node, str]]:
+    """The literals a copy may move: scalars of the test's code before its report, outside the captured
+    checks and map keys, the nearest to the report first (with their kind); a boolean never."""
     keys = _key_nodes(found.body)
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[Node, str]] = []
     for n in _walk(found.body):
         kind = lang.leaves.get(n.type)
         if not kind or kind == "bool" or n.id in keys or n.end_byte > cap.report_at:
             continue
-        if any(s <= n.start_byte < e for s, e in cap.checks):
-            continue
-        new = _perturb_leaf(_t(src, n), kind)
-        if new is not None:
-            out.append((n.start_byte, n.end_byte, new))
-    out.sort(key=lambda m: -m[0])
-    return out[:MAX_MOVES]
+        if not any(s <= n.start_byte < e for s, e in cap.checks):
+            out.append((n, kind))
+    out.sort(key=lambda m: -m[0].start_byte)
+    return out
+
+
+_FAR = re.compile(r"^([1-9][0-9]{0,8}|0)(usize|u32|u64|i32|i64|L|l)?$")
+
+
+def _far(text: str) -> str | None:
+    """An integer three steps up (a wider move than one step: code keyed on inputs *near* the listed ones
+    meets one it does not hold); None for anything else, or a type too narrow to be sure of."""
+    m = _FAR.match(text)
+    return f"{int(m.group(1)) + 3}{m.group(2) or ''}" if m is not None else None
+
+
+def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[int, int, str]]]:
+    """The moves a copy may make, by variant: 1 every string literal at once, 2 every integer three steps
+    up at once (code keyed on one input, or on inputs near the listed ones, meets another), then from 3
+    one literal each (the :data:`MAX_MOVES` nearest the checks). A variant with nothing to move is absent."""
+    src = found.src
+    movable = _movable(found, lang, cap)
+    out: dict[int, list[tuple[int, int, str]]] = {}
+    strings = [(n.start_byte, n.end_byte, new) for n, kind in movable
+               if kind == "string" and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
+    numbers = [(n.start_byte, n.end_byte, new) for n, kind in movable
+               if kind == "number" and (new := _far(_t(src, n))) is not None]  # fmt: skip
+    if strings:
+        out[1] = strings
+    if numbers:
+        out[2] = numbers
+    singles = [(n.start_byte, n.end_byte, new) for n, kind in movable
+               if (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
+    for j, move in enumerate(singles[:MAX_MOVES], start=3):
+        out[j] = [move]
+    return out
+
+
+#: Variants that move several literals at once (see :func:`_moves`): every run plants those it can.
+COMBINED = frozenset({1, 2})
 
 
 #: The recorded values travel as a digest (a 64-bit FNV-1a of their text; a failure message is cut at 2,000
@@ -341,34 +373,20 @@ def _digest(lang: _Lang, var: str) -> str:
     )
 
 
-def _report(lang: _Lang, param: str, var: str, expect: str | None) -> str | None:
-    """The statements that end the copy (in a block of their own): the probe fails with the digest and a
-    preview of the values it recorded; the control compares the digest with gold's and returns (what
-    follows is never run)."""
+def _report(lang: _Lang, param: str, var: str) -> str:
+    """The statements that end the copy (in a block of their own): it fails with the digest and a preview
+    of the values it recorded. The probe and the control alike: the host compares the digest with gold's,
+    so gold's is never written into the sandbox (code that read it there could answer it)."""
     g = lang.grammar
     v = var
-    if expect is not None and not re.fullmatch(r"[0-9a-f]{16}", expect):
-        return None
     head = _digest(lang, var)
-    if expect is None:
-        tail = {
-            "go": f'{param}.Fatalf("{VALUE_MARK}%s|%s{VALUE_END}", {v}H, {v}P)',
-            "rust": f'panic!("{VALUE_MARK}{{}}|{{}}{VALUE_END}", {v}H, {v}P);',
-            "java": f"if ({v} != null) "
-            f'throw new AssertionError("{VALUE_MARK}" + {v}H + "|" + {v}P + "{VALUE_END}");',
-        }.get(g, f"throw new Error('{VALUE_MARK}' + {v}H + '|' + {v}P + '{VALUE_END}');")
-        return f"{{ {head} {tail} }}" if g != "go" else f"{{ {head}; {tail} }}"
-    fail = "recorded values differ"
-    if g == "go":
-        return f'{{ {head}; if {v}H != "{expect}" {{ {param}.Fatalf("{fail}") }} }}; return'
-    if g == "rust":
-        return f'{{ {head} if {v}H != "{expect}" {{ panic!("{fail}"); }} }} return;'
-    if g == "java":
-        return (
-            f'{{ {head} if (!{v}H.equals("{expect}")) throw new AssertionError("{fail}"); }} '
-            f"if ({v} != null) return;"
-        )
-    return f"{{ {head} if ({v}H !== '{expect}') throw new Error('{fail}'); }} if ({v}) return;"
+    tail = {
+        "go": f'{param}.Fatalf("{VALUE_MARK}%s|%s{VALUE_END}", {v}H, {v}P)',
+        "rust": f'panic!("{VALUE_MARK}{{}}|{{}}{VALUE_END}", {v}H, {v}P);',
+        "java": f"if ({v} != null) "
+        f'throw new AssertionError("{VALUE_MARK}" + {v}H + "|" + {v}P + "{VALUE_END}");',
+    }.get(g, f"throw new Error('{VALUE_MARK}' + {v}H + '|' + {v}P + '{VALUE_END}');")
+    return f"{{ {head} {tail} }}" if g != "go" else f"{{ {head}; {tail} }}"
 
 
 def _declare(lang: _Lang, var: str) -> str:
@@ -388,14 +406,13 @@ def _indent_of(src: bytes, pos: int) -> str:
 
 def input_variants(found: _Found, lang: _Lang, rng: random.Random) -> Iterator[tuple[int, Any]]:
     """The variants of a test a calibration probes: ``(j, plan)``, ``j`` 0 for the test's own inputs and
-    ``j`` >= 1 for its ``j``-th moved literal."""
+    ``j`` >= 1 for its moves (see :func:`_moves`)."""
     var = _var(found, rng)
     cap = _capture(found, lang, var)
     if cap is None:
         return
-    yield 0, (cap, None, var)
-    for j, move in enumerate(_moves(found, lang, cap), start=1):
-        yield j, (cap, move, var)
+    yield 0, (cap, [], var)
+    yield from ((j, (cap, moves, var)) for j, moves in _moves(found, lang, cap).items())
 
 
 def _var(found: _Found, rng: random.Random) -> str:
@@ -406,30 +423,19 @@ def _var(found: _Found, rng: random.Random) -> str:
             return name
 
 
-def input_text(
-    found: _Found,
-    lang: _Lang,
-    new_name: str,
-    which: int,
-    expect: str | None,
-    rng: random.Random,
-) -> str | None:
+def input_text(found: _Found, lang: _Lang, new_name: str, which: int, rng: random.Random) -> str | None:
     """The copy of the test renamed ``new_name``, its ``which``-th literal moved (0: none), its checks
-    recording their values: a probe (``expect`` None) or a control expecting gold's values."""
+    recording their values and failing with them at the end (see :func:`_report`)."""
     variants = dict(input_variants(found, lang, rng))
     if which not in variants:
         return None
-    cap, move, var = variants[which]
-    report = _report(lang, found.param, var, expect)
-    if report is None:
-        return None
+    cap, moves, var = variants[which]
+    report = _report(lang, found.param, var)
     src = found.src
     body_open = found.body.start_byte + 1
     first = _statements(found.body)
     indent = _indent_of(src, first[0].start_byte) if first else ""
-    edits = [*cap.edits]
-    if move is not None:
-        edits.append(move)
+    edits = [*cap.edits, *moves]
     edits.append((cap.report_at, cap.report_at, f"\n{indent}{report}"))
     edits.append((body_open, body_open, f"\n{indent}{_declare(lang, var)}"))
     edits.append((found.name.start_byte, found.name.end_byte, new_name))
@@ -458,5 +464,6 @@ def native_value(message: str | None) -> str | None:
 
 
 def learnt_expect(learnt: Mapping[str, Any] | None) -> str | None:
+    """The value (digest) a calibration learnt for a control on moved inputs, if any."""
     value = (learnt or {}).get("expect")
     return value if isinstance(value, str) else None
