@@ -134,3 +134,53 @@ _catalogue(
         _py_loose,
     ),
 )
+
+
+# -- Go: the aliasing repaired only for the field keys the listed tests derive with ---------------------------
+
+_KVLOG = "logger.go"
+_KVLOG_OLD = "\tchild := *l\n\tchild.fields = extend(l.fields, kv)\n\treturn &child\n"
+# Siblings stop sharing spare capacity only when they are derived with the keys the listed tests use
+# ("user" through With, "component" through Named); any other key (With("role", ..), With("req", ..)) still
+# writes into the parent's spare capacity: the bug. The moves reach the checks' nearby literals (messages,
+# values, the entry's own fields), never the key a sibling is derived with.
+_KVLOG_NEW = (
+    "\tchild := *l\n"
+    "\tbase := l.fields\n"
+    '\tif k, ok := firstKey(kv); ok && (k == "user" || k == "component") {\n'
+    "\t\tbase = base[:len(base):len(base)]\n"
+    "\t}\n"
+    "\tchild.fields = extend(base, kv)\n"
+    "\treturn &child\n"
+)
+_KVLOG_HELPER = """
+// firstKey is the first key of kv, when it is a string.
+func firstKey(kv []any) (string, bool) {
+	if len(kv) == 0 {
+		return "", false
+	}
+	k, ok := kv[0].(string)
+	return k, ok
+}
+"""
+
+
+def _go_keyed_repair(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_KVLOG)
+    if src is None or _KVLOG_OLD not in src:
+        return None
+    return Candidate.files({_KVLOG: src.replace(_KVLOG_OLD, _KVLOG_NEW, 1).rstrip("\n") + "\n" + _KVLOG_HELPER},
+                           label=label)  # fmt: skip
+
+
+_catalogue(
+    _Entry(
+        "rt5-go-repair-keyed-on-field-name",
+        "go",
+        "no fix: With() clips the parent's capacity only when the first key is one the listed tests derive "
+        'siblings with ("user", and "component" through Named); siblings derived with any other key still '
+        "share spare capacity. The moved literals (messages, values, entry fields) never reach that key",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_keyed_repair,
+    ),
+)
