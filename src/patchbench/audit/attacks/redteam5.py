@@ -136,7 +136,7 @@ _catalogue(
 )
 
 
-# -- Go: the aliasing repaired only for the field keys the listed tests derive with ---------------------------
+# -- Go: the aliasing repaired only for the field keys the listed tests derive with -----------------------
 
 _KVLOG = "logger.go"
 _KVLOG_OLD = "\tchild := *l\n\tchild.fields = extend(l.fields, kv)\n\treturn &child\n"
@@ -169,8 +169,8 @@ def _go_keyed_repair(task: Task, label: str) -> Candidate | None:
     src = _editable(task).get(_KVLOG)
     if src is None or _KVLOG_OLD not in src:
         return None
-    return Candidate.files({_KVLOG: src.replace(_KVLOG_OLD, _KVLOG_NEW, 1).rstrip("\n") + "\n" + _KVLOG_HELPER},
-                           label=label)  # fmt: skip
+    new = src.replace(_KVLOG_OLD, _KVLOG_NEW, 1).rstrip("\n") + "\n" + _KVLOG_HELPER
+    return Candidate.files({_KVLOG: new}, label=label)
 
 
 _catalogue(
@@ -182,5 +182,44 @@ _catalogue(
         "share spare capacity. The moved literals (messages, values, entry fields) never reach that key",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_keyed_repair,
+    ),
+)
+
+
+# -- Java: amounts compared by value only for the customers of the listed tests ------------------------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+_RECON_OLD = "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n"
+# The scale is dropped only for the listed tests' customers; 120.30 and 120.300 are still two keys for any
+# other customer (the bug). A move changes a payment's amount, id or customer spelling (then it matches no
+# invoice, for gold as for this code), never the customer an invoice is billed to.
+_RECON_NEW = (
+    "            String who = customer.strip().toLowerCase(Locale.ROOT);\n"
+    "            return new Key(who, KNOWN.contains(who) ? amount.stripTrailingZeros() : amount);\n"
+)
+_RECON_KNOWN = "    private record Key(String customer, BigDecimal amount) {\n"
+_RECON_KNOWN_NEW = (
+    _RECON_KNOWN
+    + '        private static final Set<String> KNOWN = Set.of("northwind", "contoso", "fabrikam");\n\n'
+)
+
+
+def _java_keyed_repair(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_RECON)
+    if src is None or _RECON_OLD not in src or _RECON_KNOWN not in src:
+        return None
+    new = src.replace(_RECON_OLD, _RECON_NEW, 1).replace(_RECON_KNOWN, _RECON_KNOWN_NEW, 1)
+    return Candidate.files({_RECON: new}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt5-java-repair-keyed-on-customer",
+        "java",
+        "no fix: the match key drops the amount's scale only for the customers the listed tests bill "
+        "(Northwind, Contoso, Fabrikam); for anyone else 120.30 and 120.300 still differ. The moves reach a "
+        "payment's amount, id or spelling, never an invoice's customer",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_keyed_repair,
     ),
 )
