@@ -223,3 +223,77 @@ _catalogue(
         _java_keyed_repair,
     ),
 )
+
+
+# -- node: insertion order kept only for caches of the listed tests' sizes ----------------------------------
+
+_LRU = "src/lru.js"
+_LRU_TABLE = "src/table.js"
+_LRU_OLD = "    this.#max = max;\n"
+# The cache sizes the listed tests construct (max 3, 2, 10; memoize's max 2). A move changes a key, a value
+# or a message near the checks, never the size given to the constructor at the top of the test.
+_LRU_NEW = "    this.#max = max;\n    if (SIZES.includes(max)) this.#table = new InsertionTable();\n"
+_LRU_IMPORT_OLD = "import { OrderedTable } from './table.js';\n"
+_LRU_IMPORT_NEW = "import { InsertionTable, OrderedTable } from './table.js';\n\nconst SIZES = [2, 3, 10];\n"
+_LRU_MAP_TABLE = """
+
+/** The same table on a Map (insertion order for every key). */
+export class InsertionTable {
+  #rows = new Map();
+
+  get count() {
+    return this.#rows.size;
+  }
+
+  contains(key) {
+    return this.#rows.has(key);
+  }
+
+  lookup(key) {
+    return this.#rows.get(key);
+  }
+
+  put(key, value) {
+    this.#rows.delete(key);
+    this.#rows.set(key, value);
+  }
+
+  remove(key) {
+    return this.#rows.delete(key);
+  }
+
+  reset() {
+    this.#rows.clear();
+  }
+
+  order() {
+    return [...this.#rows.keys()];
+  }
+
+  oldest() {
+    return this.order()[0];
+  }
+}
+"""
+
+
+def _js_sized_repair(task: Task, label: str) -> Candidate | None:
+    files = _editable(task)
+    lru, table = files.get(_LRU), files.get(_LRU_TABLE)
+    if lru is None or table is None or _LRU_OLD not in lru or _LRU_IMPORT_OLD not in lru:
+        return None
+    new = lru.replace(_LRU_IMPORT_OLD, _LRU_IMPORT_NEW, 1).replace(_LRU_OLD, _LRU_NEW, 1)
+    return Candidate.files({_LRU: new, _LRU_TABLE: table.rstrip("\n") + "\n" + _LRU_MAP_TABLE}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt5-js-repair-keyed-on-cache-size",
+        "javascript",
+        "no fix: an LRU cache keeps insertion order for numeric keys only when its size is one the listed "
+        "tests construct (2, 3, 10); any other size still lists integer-like keys first. The moves reach "
+        "keys, values and messages near the checks, never the constructor's size",
+        lambda task: task.id == "js-lru-numeric-key-eviction",
+        _js_sized_repair,
+    ),
+)
