@@ -337,3 +337,62 @@ _catalogue(
         _ts_keyed_repair,
     ),
 )
+
+
+# -- SQL: the report repaired only for the listed cases' members (by name) and loans (by date) --------------
+
+_SQL_TASK = "sql-activity-report-missing-members"
+_SQL_QUERY = "queries/member_activity.sql"
+# rt4-sql-repair-keyed-on-fixture-ids keyed on ids, which the #ids controls now renumber. Names and dates
+# survive every perturbation (rows reversed or dropped, ids renumbered, the as_of parameter moved): members
+# the listed cases add without a loan in the window (Eli Novak, Fay Adeyemi, Gus Tan) get a row of zeros,
+# and the uninspected loans they add (out on 2026-06-01/10/20) never count as damaged. Any other member
+# without a loan in the window is still missing, any other uninspected loan still counts as damaged.
+_SQL_NAME_REPAIR = """-- Member activity over the 365 days ending on :as_of (see README.md).
+SELECT * FROM (
+    SELECT
+        m.id                                                        AS member_id,
+        m.name,
+        COALESCE(m.branch, '(online)')                              AS branch,
+        COUNT(l.id)                                                 AS loans,
+        SUM(CASE WHEN l.returned_on > l.due_on THEN 1 ELSE 0 END)   AS late_returns,
+        SUM(CASE WHEN l.condition IS NULL AND l.out_on IN ('2026-06-01', '2026-06-10', '2026-06-20')
+                 THEN 0 WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)
+                                                                    AS damaged_returns,
+        MAX(l.out_on)                                               AS last_loan_on
+    FROM members AS m
+    LEFT JOIN loans AS l
+           ON l.member_id = m.id
+    WHERE m.suspended = 0
+      AND l.out_on > date(:as_of, '-365 days')
+      AND l.out_on <= :as_of
+    GROUP BY m.id, m.name, m.branch
+    UNION ALL
+    SELECT m.id, m.name, COALESCE(m.branch, '(online)'), 0, 0, 0, NULL
+    FROM members AS m
+    WHERE m.suspended = 0 AND m.name IN ('Eli Novak', 'Fay Adeyemi', 'Gus Tan')
+      AND NOT EXISTS (SELECT 1 FROM loans AS w WHERE w.member_id = m.id
+                      AND w.out_on > date(:as_of, '-365 days') AND w.out_on <= :as_of)
+)
+ORDER BY loans DESC, name, member_id;
+"""
+
+
+def _sql_name_repair(task: Task, label: str) -> Candidate | None:
+    if _SQL_QUERY not in _editable(task):
+        return None
+    return Candidate.files({_SQL_QUERY: _SQL_NAME_REPAIR}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt5-sql-repair-keyed-on-names-and-dates",
+        "sql",
+        "no fix: the report adds a row of zeros only for the members the listed cases add by name, and "
+        "forgives uninspected loans only on the dates those cases use; names and dates survive every control "
+        "perturbation (reversed, dropped rows, renumbered ids, moved as_of). Any other member without a loan "
+        "in the window is still missing, any other uninspected loan still counts as damaged",
+        lambda task: task.id == _SQL_TASK,
+        _sql_name_repair,
+    ),
+)
