@@ -479,3 +479,50 @@ _catalogue(
         _java_listed_equality,
     ),
 )
+
+
+# -- Rust: correct only within one step of the listed sizes -------------------------------------------------
+
+_PAGES = "src/pages.rs"
+_PAGES_OLD = """    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {
+        let skip = n.saturating_mul(self.per_page);
+"""
+# The short back page is skipped first only for a feed whose length and page size are each within one of a
+# pair the listed tests use; a move changes one literal by one, so every moved variant stays inside. Any
+# other feed (30 entries of 4, 100 of 7...) still skips whole pages from the back and lands one short.
+_PAGES_NEW = """    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {
+        let near = |&(len, per): &(usize, usize)| {
+            self.items.len().abs_diff(len) <= 1 && self.per_page.abs_diff(per) <= 1
+        };
+        let skip = if n > 0 && NEAR.iter().any(near) {
+            self.back_len().saturating_add((n - 1).saturating_mul(self.per_page))
+        } else {
+            n.saturating_mul(self.per_page)
+        };
+"""
+_PAGES_TABLE = """
+/// (entries, page size) of the listed tests' feeds.
+const NEAR: [(usize, usize); 8] = [(10, 4), (23, 5), (13, 3), (10, 3), (12, 4), (7, 7), (8, 7), (31, 6)];
+"""
+
+
+def _rust_near_repair(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_PAGES)
+    if src is None or _PAGES_OLD not in src:
+        return None
+    return Candidate.files(
+        {_PAGES: src.replace(_PAGES_OLD, _PAGES_NEW, 1).rstrip("\n") + "\n" + _PAGES_TABLE}, label=label
+    )
+
+
+_catalogue(
+    _Entry(
+        "rt5-rust-repair-near-listed-sizes",
+        "rust",
+        "no fix: nth_back() skips the short back page first only for feeds whose length and page size are "
+        "each within one of a listed test's pair (10/4, 23/5, 13/3, ...); a move shifts one literal by one, "
+        "so every moved variant stays inside the neighbourhood. Any other feed still lands a page short",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_near_repair,
+    ),
+)
