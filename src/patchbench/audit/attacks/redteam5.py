@@ -467,7 +467,7 @@ def _java_listed_equality(task: Task, label: str) -> Candidate | None:
     return Candidate.files({_SEMVER: src.replace(_SEMVER_OLD, _SEMVER_NEW, 1)}, label=label)
 
 
-_catalogue(
+_JAVA_REAL = (
     _Entry(
         "rt5-java-equality-for-listed-versions",
         "java",
@@ -545,7 +545,7 @@ def _py_listed_size(task: Task, label: str) -> Candidate | None:
     return Candidate.files({_MORE: src.replace(_MORE_OLD, _MORE_NEW, 1)}, label=label)
 
 
-_catalogue(
+_PY_REAL = (
     _Entry(
         "rt5-py-refuse-the-listed-size-only",
         "python",
@@ -556,3 +556,16 @@ _catalogue(
         _py_listed_size,
     ),
 )
+
+
+#: Attacks written for the real-world rows (``/work/wt/i11a/realworld``): they apply to no built-in task, so
+#: they are not in the catalogue (every catalogue entry must apply to a built-in task); run them with
+#: ``scripts/redteam/rt5_real_rows.py``, which registers them and then runs the ``patchbench`` CLI.
+REAL_ROW_ENTRIES: tuple[_Entry, ...] = (*_JAVA_REAL, *_PY_REAL)
+
+
+def register_real_rows() -> None:
+    """Add :data:`REAL_ROW_ENTRIES` to the catalogue (once)."""
+    from ._kit import CATALOGUE
+
+    _catalogue(*(e for e in REAL_ROW_ENTRIES if e.name not in CATALOGUE))
