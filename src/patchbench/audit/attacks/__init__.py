@@ -30,6 +30,7 @@ from . import redteam_python, redteam_js, redteam_go, redteam_java, redteam_rust
 from . import redteam2, redteam_oracle  # noqa: F401
 from . import redteam3  # noqa: F401
 from . import redteam4  # noqa: F401
+from . import redteam5  # noqa: F401
 
 # isort: on
 from ._kit import CATALOGUE, Attack
