@@ -318,17 +318,19 @@ def test_an_input_probe_moves_one_literal_argument_and_reports_the_value() -> No
 
     fn = _ast.parse("def test_x():\n    lot = 1\n    assert cents(cost(Lot('a', 2, 1001))) == 501\n").body[0]
     assert isinstance(fn, _ast.FunctionDef)
-    # variants: 1 every string moved, 2 every int three up, from 3 one literal each (the checked call's
-    # first, then the statements before it, the nearest first)
-    probe = _input_control(fn, "test_x_again5", which=4)
+    # variants: 1 every string moved, 2 every int three up, 3 every string without digits (absent here:
+    # the same as 1), from 4 one literal each (the checked call's first, then the statements before it,
+    # the nearest first)
+    assert _input_control(fn, "n", which=3) is None
+    probe = _input_control(fn, "test_x_again5", which=5)
     assert probe is not None
     text = _ast.unparse(probe)
     assert "Lot('a', 3, 1001)" in text and "pb-value:" in text and "lot = 1" in text
-    moved = _input_control(fn, "n", which=6)
+    moved = _input_control(fn, "n", which=7)
     assert (
         moved is not None and "lot = 2" in _ast.unparse(moved) and "Lot('a', 2, 1001)" in _ast.unparse(moved)
     )
-    assert _input_control(fn, "n", which=7) is None  # four literals in all
+    assert _input_control(fn, "n", which=8) is None  # four literals in all
     every_int = _input_control(fn, "n", which=2)
     assert every_int is not None and "Lot('a', 5, 1004)" in _ast.unparse(every_int)
     assert "lot = 4" in _ast.unparse(every_int)

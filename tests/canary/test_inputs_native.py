@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
-from patchbench.canary._decoys import is_input_key
+from patchbench.canary._decoys import FIRST_SINGLE, is_input_key
 from patchbench.canary._decoys_native import plan_native_decoys
 from patchbench.canary._inputs_native import PROBE_INPUTS, VALUE_END, VALUE_MARK, native_value
 
@@ -70,7 +70,8 @@ def test_an_input_probe_records_every_check_and_fails_with_their_digest(language
 
 @pytest.mark.parametrize("language", sorted(_TASKS))
 def test_moved_variants_differ_from_the_unmoved_one_only_in_their_literals(language: str) -> None:
-    """Variant 1 moves every string, 2 every integer three up, 3 and on one literal each."""
+    """Variant 1 moves every string, 2 every integer three up, 3 every string ending in a letter, 4 and on
+    one literal each."""
     _, probes, texts = _planted(language)
     by_key = {k: texts[n] for n, k in probes.items()}
 
@@ -83,18 +84,18 @@ def test_moved_variants_differ_from_the_unmoved_one_only_in_their_literals(langu
         j = int(key.rsplit("#in", 1)[1])
         if j == 0:
             continue
-        seen.add(min(j, 3))
+        seen.add(min(j, FIRST_SINGLE))
         base = by_key[key.rsplit("#in", 1)[0] + "#in0"]
         diff = [(a, b) for a, b in zip(norm(base), norm(text), strict=True) if a != b]
         assert diff, key
-        if j >= 3:
+        if j >= FIRST_SINGLE:
             assert len(diff) == 1, (key, diff)
-        elif j == 1:  # strings: no integer moved three up
+        elif j in (1, 3):  # strings: no integer moved three up
             assert not any(a.isdigit() and b.isdigit() and int(b) == int(a) + 3 for a, b in diff), diff
         else:
             assert all(re.fullmatch(r"\d+", re.sub(r"[a-zA-Z]+$", "", a)) for a, _ in diff), (key, diff)
             assert all(int(re.sub(r"\D", "", b)) == int(re.sub(r"\D", "", a)) + 3 for a, b in diff), diff
-    assert 3 in seen and seen & {1, 2}
+    assert FIRST_SINGLE in seen and seen & {1, 2, 3}
 
 
 @pytest.mark.parametrize("language", ["go", "python"])

@@ -380,7 +380,9 @@ def plan_decoys(
             else:
                 copies.append(twin.name)
                 control_keys[twin.name] = key
-        for which in range(1, 3 + MAX_MOVES) if inputs and not (probe and not _probe_inputs()) else ():
+        for which in (
+            range(1, FIRST_SINGLE + MAX_MOVES) if inputs and not (probe and not _probe_inputs()) else ()
+        ):
             # The same check on other inputs (several literals at once, or one; see _literal_moves): the
             # probe (twice, to see that the value is stable) reports what the code returns there; the
             # control is the same probe, graded on the host against what gold returned.
@@ -436,7 +438,9 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 4
+MAX_INPUTS = 5
+#: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
+FIRST_SINGLE = 4
 MAX_MOVES = 5
 
 
@@ -452,12 +456,12 @@ def _variant(key: str) -> int:
 
 def pick_inputs(keys: Collection[str], rng: secrets.SystemRandom | random.Random) -> set[str]:
     """The controls on moved inputs one run plants (of the calibrated ``keys``), at most
-    :data:`MAX_INPUTS`: one that moves every string and one that moves every integer (variants 1 and 2:
-    code keyed on one input, or on inputs near the listed ones, meets one it does not hold), one that
-    moves a single literal, then more of the first two kinds; the unmoved variant (0) only when there is
+    :data:`MAX_INPUTS`: one of each variant that moves several literals at once (every string, every
+    integer, every word: code keyed on one input, or on inputs near the listed ones, meets one it does
+    not hold), one that moves a single literal, then more of the first kinds; the unmoved variant (0) only when there is
     nothing else (its body still differs from the original's)."""
-    groups = [sorted(k for k in keys if _variant(k) == j) for j in (1, 2)]
-    singles = sorted(k for k in keys if _variant(k) >= 3)
+    groups = [sorted(k for k in keys if _variant(k) == j) for j in range(1, FIRST_SINGLE)]
+    singles = sorted(k for k in keys if _variant(k) >= FIRST_SINGLE)
     out = [rng.choice(g) for g in groups if g]
     if singles:
         out.append(rng.choice(singles))
@@ -493,7 +497,8 @@ def _literal_moves(
 ) -> dict[int, list[tuple[int, int, int | str]]]:
     """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once,
     2 every int three up at once (code keyed on one input, or on inputs near the listed ones, meets
-    another), from 3 one literal each (:data:`MAX_MOVES`). A move is ``(where, position, value)``: where
+    another), 3 every string without digits (words: not a date or a number written as a string), from
+    :data:`FIRST_SINGLE` one literal each (:data:`MAX_MOVES`). A move is ``(where, position, value)``: where
     -1 is the checked expression and ``j`` the statement ``fn.body[j]``, position the literal's index in
     ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
     found: list[tuple[int, int, object]] = []
@@ -509,12 +514,14 @@ def _literal_moves(
         (w, p, _moved_values(v)[0]) for w, p, v in found if type(v) is str and _moved_values(v)
     ]
     ints: list[tuple[int, int, int | str]] = [(w, p, v + 3) for w, p, v in found if type(v) is int]
-    if strings:
-        out[1] = strings
-    if ints:
-        out[2] = ints
+    words: list[tuple[int, int, int | str]] = [
+        (w, p, f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200 and not re.search("[0-9]", v)
+    ]
+    for j, moves in ((1, strings), (2, ints), (3, words if words != strings else [])):
+        if moves:
+            out[j] = moves
     singles = [(w, p, m) for w, p, v in found for m in _moved_values(v)]
-    for j, move in enumerate(singles[:MAX_MOVES], start=3):
+    for j, move in enumerate(singles[:MAX_MOVES], start=FIRST_SINGLE):
         out[j] = [move]
     return out
 

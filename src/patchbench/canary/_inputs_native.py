@@ -30,6 +30,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from ._decoys import FIRST_SINGLE
 from ._decoys_native import (
     Node,
     _containers,
@@ -308,8 +309,9 @@ def _far(text: str) -> str | None:
 
 def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[int, int, str]]]:
     """The moves a copy may make, by variant: 1 every string literal at once, 2 every integer three steps
-    up at once (code keyed on one input, or on inputs near the listed ones, meets another), then from 3
-    one literal each (the :data:`MAX_MOVES` nearest the checks). A variant with nothing to move is absent."""
+    up at once (code keyed on one input, or on inputs near the listed ones, meets another), 3 every string
+    that ends in a letter (names and labels, not dates), then from :data:`FIRST_SINGLE` one literal each
+    (the :data:`MAX_MOVES` nearest the checks). A variant with nothing to move is absent."""
     src = found.src
     movable = _movable(found, lang, cap)
     out: dict[int, list[tuple[int, int, str]]] = {}
@@ -317,19 +319,22 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
                if kind == "string" and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
     numbers = [(n.start_byte, n.end_byte, new) for n, kind in movable
                if kind == "number" and (new := _far(_t(src, n))) is not None]  # fmt: skip
-    if strings:
-        out[1] = strings
-    if numbers:
-        out[2] = numbers
+    # words only (a name, a label; not a date or a number written as a string, which may no longer parse)
+    words = [(s, e, new) for s, e, new in strings if _wordy(src[s:e].decode("utf-8", "replace"))]
+    for j, moves in ((1, strings), (2, numbers), (3, words if words != strings else [])):
+        if moves:
+            out[j] = moves
     singles = [(n.start_byte, n.end_byte, new) for n, kind in movable
                if (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
-    for j, move in enumerate(singles[:MAX_MOVES], start=3):
+    for j, move in enumerate(singles[:MAX_MOVES], start=FIRST_SINGLE):
         out[j] = [move]
     return out
 
 
-#: Variants that move several literals at once (see :func:`_moves`): every run plants those it can.
-COMBINED = frozenset({1, 2})
+def _wordy(literal: str) -> bool:
+    """A string literal whose last letter or digit is a letter (what a move changes is then a letter)."""
+    alnum = [c for c in literal if c.isascii() and c.isalnum()]
+    return bool(alnum) and alnum[-1].isalpha()
 
 
 #: The recorded values travel as a digest (a 64-bit FNV-1a of their text; a failure message is cut at 2,000
