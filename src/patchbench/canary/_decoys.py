@@ -458,8 +458,8 @@ def pick_inputs(keys: Collection[str], rng: secrets.SystemRandom | random.Random
     """The controls on moved inputs one run plants (of the calibrated ``keys``), at most
     :data:`MAX_INPUTS`: one of each variant that moves several literals at once (every string, every
     integer, every word: code keyed on one input, or on inputs near the listed ones, meets one it does
-    not hold), one that moves a single literal, then more of the first kinds; the unmoved variant (0) only when there is
-    nothing else (its body still differs from the original's)."""
+    not hold), one that moves a single literal, then more of the first kinds; the unmoved variant (0)
+    only when there is nothing else (its body still differs from the original's)."""
     groups = [sorted(k for k in keys if _variant(k) == j) for j in range(1, FIRST_SINGLE)]
     singles = sorted(k for k in keys if _variant(k) >= FIRST_SINGLE)
     out = [rng.choice(g) for g in groups if g]
