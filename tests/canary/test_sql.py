@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
-from patchbench.canary._sql import cases_file, plan_sql, probe_cases, probe_rows
+from patchbench.canary._sql import MAX_CONTROLS, cases_file, plan_sql, probe_cases, probe_rows
 from patchbench.runners import choose_runner
 from patchbench.runners._base import RunOutput
 from patchbench.task import FileEntry
@@ -44,6 +44,8 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
         assert case["query"] == original["query"]
         if key.endswith("#param"):  # the ISO date moved on by a day
             assert case["params"] == {"as_of": {"2026-06-30": "2026-07-01"}[original["params"]["as_of"]]}
+        elif key.endswith("#shift"):  # every date moved by DAYS, the parameter with them
+            assert case["params"] == {"as_of": {"2026-06-30": "2026-10-08"}[original["params"]["as_of"]]}
         else:
             assert case.get("params") == original.get("params")
     # one row fewer than the case's own database in every "drop" probe
@@ -53,6 +55,18 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
         named = doc["fixtures"]
         full = [x for f in original["fixtures"] for x in (named[f] if isinstance(f, str) else [f])]
         assert count(case["fixtures"]) == count(full) - ("#drop" in key)
+
+
+def test_a_shift_probe_moves_every_date_and_renames_free_text_but_not_what_the_query_writes() -> None:
+    """Round six (rt5-sql-repair-keyed-on-names-and-dates): a repair keyed on the listed members' names and
+    loan dates passed every control (reversed, dropped, renumbered: names and dates survive those)."""
+    task = _task()
+    doc = cases_file(task, task.hidden_tests)[1]  # type: ignore[index]
+    shift = next(c for k, c in probe_cases(task, doc).items() if k.endswith("#shift"))
+    flat = json.dumps(shift["fixtures"])
+    assert "Ada Byrnex" in flat and 'Ada Byrne"' not in flat  # a name renamed
+    assert "2025-11-10" in flat  # 2025-08-02 + 100 days
+    assert '"damaged"' in flat  # written in the task's query: kept
 
 
 def test_planted_cases_keep_the_file_valid_and_draw_names_like_the_tasks_own() -> None:
@@ -65,9 +79,10 @@ def test_planted_cases_keep_the_file_valid_and_draw_names_like_the_tasks_own() -
     assert plan is not None
     doc = json.loads(plan.text)
     names = [c["name"] for c in doc["cases"]]
-    assert len(names) == len(set(names)) == 10 + 3 + 1
-    assert len(plan.controls) == 3
-    # three distinct fail-to-pass cases, each name a variant of one of them, no harness marker in any
+    assert len(names) == len(set(names)) == 10 + MAX_CONTROLS + 1
+    assert len(plan.controls) == MAX_CONTROLS
+    # the three fail-to-pass cases (a fourth control repeats one), each name a variant of one of them, no
+    # harness marker in any
     assert {n.rsplit("_", 1)[0] for n in plan.controls} <= set(task.fail_to_pass)
     assert len({n.rsplit("_", 1)[0] for n in plan.controls}) == 3
     assert not any("pb" in n or "canary" in n for n in [*plan.controls, plan.canary])
@@ -187,4 +202,4 @@ def test_an_alternative_correct_query_passes_the_controls(tmp_path: Path) -> Non
     )
     v = pb.run(task, pb.Candidate.files({"queries/member_activity.sql": alt}), cache_dir=tmp_path)
     assert v.status is pb.Status.RESOLVED, v.reason
-    assert "control tests: 3 planted, all passed" in v.notes
+    assert f"control tests: {MAX_CONTROLS} planted, all passed" in v.notes

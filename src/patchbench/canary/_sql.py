@@ -47,7 +47,7 @@ _CASE_KEYS = frozenset(
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
 #: Control cases planted per run (each is one more small query).
-MAX_CONTROLS = 3
+MAX_CONTROLS = 4
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -165,6 +165,12 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # the same data under other ids: code keyed on the listed cases' row ids answers the buggy way
             fixtures, params = renumbered
             out[f"{name}#ids"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        shifted_all = _shift_all(items, case.get("params"), _sql_text(task))
+        if shifted_all is not None:
+            # the same data with every date moved by :data:`DAYS` (parameters too) and every free-text
+            # value renamed: code keyed on the listed cases' names or dates answers the buggy way
+            fixtures, params = shifted_all
+            out[f"{name}#shift"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
         drops = [(i, j) for i in reversed(tables) for j in range(len(items[i]["rows"]))]
         for i, j in drops[: PROBES_PER_CASE - 1]:
             changed = [
@@ -179,7 +185,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids"):
+    for kind in ("param", "drop", "ids", "shift"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -235,6 +241,54 @@ def _renumber(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] 
             for k, v in params.items()
         }
     return (out, new_params) if moved else None
+
+
+#: Days every date of a ``#shift`` probe moves by (fixtures and parameters together).
+DAYS = 100
+_ISO_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})([ T][0-9:.]+)?$")
+
+
+def _sql_text(task: Task) -> str:
+    """The task's SQL (workspace and gold patch): a text value written there is one the query compares
+    with (``condition = 'damaged'``), so a ``#shift`` probe keeps it."""
+    return "\n".join(
+        [f.content for f in task.workspace if f.path.endswith(".sql") and isinstance(f.content, str)]
+        + [task.gold_patch or ""]
+    )
+
+
+def _shift_value(v: Any, sql: str) -> Any:
+    if not isinstance(v, str):
+        return v
+    m = _ISO_PREFIX.match(v)
+    if m is not None:
+        try:
+            day = datetime.date.fromisoformat(m.group(1)) + datetime.timedelta(days=DAYS)
+        except ValueError:
+            return v
+        return day.isoformat() + (m.group(2) or "")
+    if not re.search("[A-Za-z]", v) or f"'{v}'" in sql or f'"{v}"' in sql:
+        return v
+    return f"{v}x"
+
+
+def _shift_all(items: list[Any], params: Any, sql: str) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with every ISO date moved by :data:`DAYS` and every text value
+    that the task's SQL does not write renamed (a letter added; the same value everywhere, so keys and
+    references still match); None when nothing changed."""
+    out: list[Any] = []
+    for item in items:
+        rows = _table_rows(item)
+        if rows is None:
+            out.append(item)
+            continue
+        out.append(
+            {**item, "rows": [[_shift_value(v, sql) for v in r] if isinstance(r, list) else r for r in rows]}
+        )
+    new_params = {k: _shift_value(v, sql) for k, v in params.items()} if isinstance(params, dict) else None
+    if out == items and (new_params or None) == (params or None):
+        return None
+    return out, new_params
 
 
 def _kind(key: str) -> str:
