@@ -614,7 +614,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "12"
+CONTROLS_VERSION = "13"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -654,10 +654,10 @@ def _controls(
     runs: dict[str, _Probe] = {}
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
     # (and every runner with controls on moved inputs: one is kept only where the buggy code's values
-    # differ; TAP Python has none)
+    # differ)
     native = runner in ("node-test", "go-test", "cargo-test", "junit")
     plan = [("gold", Candidate.gold())] + (
-        [("buggy", Candidate.empty())] if sql or native or runner == "pytest" else []
+        [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )
     inputs = True
     for name, cand in plan:

@@ -385,3 +385,35 @@ def test_learn_controls_keeps_an_input_probe_only_when_stable_informative_and_ne
     assert learn_controls(task, {f"{key}1": [probe("334"), probe("334")]}, {f"{key}1": [probe("334")]}) == {}
     # the moved input did not change the answer (the test's own expectation): it did not matter
     assert learn_controls(task, {f"{key}0": [probe("501"), probe("501")]}, {f"{key}0": [probe("500")]}) == {}
+
+
+def test_an_input_probe_moves_module_constants_by_a_local_and_reads_helper_checks() -> None:
+    """Round six (rt5-py-word-table-where-nothing-moves): the checks went through ``check(X == E, msg)``
+    and read their inputs from module constants, so nothing was moved and a word table passed."""
+    import ast as _ast
+
+    from patchbench.canary._decoys import _input_control, _module_constants
+
+    tree = _ast.parse(
+        'WORD = "Re\\u0301sume\\u0301"\nN = 3\nTWICE = 1\nTWICE = 2\n\n\n'
+        "def check(c, m):\n    assert c, m\n\n\n"
+        'def test_x():\n    check(fold(WORD, N, TWICE) == "resume", "msg")\n'
+    )
+    consts = _module_constants(tree)
+    assert consts == {"WORD": "Re\u0301sume\u0301", "N": 3}  # assigned twice: not a constant
+    fn = tree.body[-1]
+    assert isinstance(fn, _ast.FunctionDef)
+    every_string = _input_control(fn, "t", 1, consts)
+    assert every_string is not None
+    text = _ast.unparse(every_string)
+    moved_word = "Re\u0301sume\u0301x"
+    assert f"WORD = {moved_word!r}" in text and "_pb_value = fold(WORD, N, TWICE)" in text
+    every_int = _input_control(fn, "t", 2, consts)
+    assert every_int is not None and "N = 6" in _ast.unparse(every_int)
+
+
+def test_a_tap_diagnostic_message_is_decoded_before_the_value_is_read() -> None:
+    from patchbench.canary._decoys import reported_value
+
+    diag = "message: \"AssertionError: pb-value:['Cr\\u00e8me', 2]\"\nseverity: fail\n"
+    assert reported_value(diag) == "['Crème', 2]"

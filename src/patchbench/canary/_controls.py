@@ -82,11 +82,22 @@ def _written(task: Task, key: str) -> set[str]:
     """The reprs of every literal the original test writes out: a moved input whose value is still one of
     them (the expectation) did not matter, and a table keyed on the other inputs answers it."""
     path, _, rest = key.partition("::")
+    if not rest:  # a bare name (TAP): the hidden modules that define it
+        path, rest = "", key
     name = rest.split(INPUT_KEY, 1)[0].split("::")[-1]
-    try:
-        tree = ast.parse(next((f.content for f in task.hidden_tests if f.path == path), ""))
-    except (SyntaxError, ValueError):
-        return set()
+    texts = [f.content for f in task.hidden_tests if f.path == path or (not path and f.path.endswith(".py"))]
+    out: set[str] = set()
+    for text in texts:
+        try:
+            tree = ast.parse(text if isinstance(text, str) else "")
+        except (SyntaxError, ValueError):
+            continue
+        out |= _literals_of(tree, name)
+    return out
+
+
+def _literals_of(tree: ast.Module, name: str) -> set[str]:
+    """The reprs of every literal (and constructor call) function ``name`` writes out in ``tree``."""
     out: set[str] = set()
     for fn in ast.walk(tree):
         if isinstance(fn, ast.FunctionDef) and fn.name == name:

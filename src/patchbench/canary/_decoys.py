@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
+import json
 import random
 import re
 import secrets
@@ -392,7 +394,9 @@ def plan_decoys(
             # planted as the probe itself, graded by the host: gold's value is never written into the
             # sandbox (an oracle reading the control's source would find it there)
             for _ in range(2 if probe else 1):
-                moved_fn = _input_control(fn, _draw(fn.name, text, rng, taken), which)
+                moved_fn = _input_control(
+                    fn, _draw(fn.name, text, rng, taken), which, _module_constants(tree)
+                )
                 if moved_fn is None:
                     break
                 texts[host.path] = text
@@ -493,7 +497,7 @@ def _moved_values(value: object) -> list[int | str]:
 
 
 def _literal_moves(
-    fn: ast.FunctionDef, at: int, check: ast.expr
+    fn: ast.FunctionDef, at: int, check: ast.expr, consts: Mapping[str, object] | None = None
 ) -> dict[int, list[tuple[int, int, int | str]]]:
     """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once,
     2 every int three up at once (code keyed on one input, or on inputs near the listed ones, meets
@@ -509,6 +513,9 @@ def _literal_moves(
         for pos, node in enumerate(ast.walk(root)):
             if isinstance(node, ast.Constant):
                 found.append((where, pos, node.value))
+    # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
+    # position: the index in _constants_read)
+    found += [(-2, i, (consts or {})[n]) for i, n in enumerate(_constants_read(fn, at, check, consts))]
     out: dict[int, list[tuple[int, int, int | str]]] = {}
     strings: list[tuple[int, int, int | str]] = [
         (w, p, _moved_values(v)[0]) for w, p, v in found if type(v) is str and _moved_values(v)
@@ -526,22 +533,67 @@ def _literal_moves(
     return out
 
 
+def _constants_read(
+    fn: ast.FunctionDef, at: int, check: ast.expr, consts: Mapping[str, object] | None
+) -> list[str]:
+    """The module constants (``consts``) the check or the statements before it read, and the function never
+    binds, in order of first use."""
+    if not consts:
+        return []
+    bound = {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+    bound |= {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    out: list[str] = []
+    for root in [*fn.body[:at], check]:
+        for node in ast.walk(root):
+            if (
+                isinstance(node, ast.Name)
+                and node.id in consts
+                and node.id not in bound
+                and node.id not in out
+            ):
+                out.append(node.id)
+    return out
+
+
+def _module_constants(tree: ast.Module) -> dict[str, object]:
+    """``NAME = <int or str literal>`` at a module's top level, assigned once."""
+    seen: dict[str, object] = {}
+    twice: set[str] = set()
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                if t.id in seen:
+                    twice.add(t.id)
+                value = stmt.value if isinstance(stmt, ast.Assign) else None
+                ok = isinstance(value, ast.Constant) and type(value.value) in (int, str) and len(targets) == 1
+                seen[t.id] = value.value if ok and isinstance(value, ast.Constant) else None
+    return {k: v for k, v in seen.items() if v is not None and k not in twice}
+
+
 def _moved(
-    fn: ast.FunctionDef, at: int, check: ast.expr, which: int
+    fn: ast.FunctionDef, at: int, check: ast.expr, which: int, consts: Mapping[str, object] | None = None
 ) -> tuple[list[ast.stmt], ast.expr] | None:
     """The statements before the check and the checked expression, with the ``which``-th variant's moves
     made (see :func:`_literal_moves`); None when there is no such variant."""
-    moves = _literal_moves(fn, at, check).get(which)
+    moves = _literal_moves(fn, at, check, consts).get(which)
     if not moves:
         return None
     setup = copy.deepcopy(fn.body[:at])
     checked = copy.deepcopy(check)
+    read = _constants_read(fn, at, check, consts)
+    shadows: list[ast.stmt] = []
     for where, pos, value in moves:
+        if where == -2:
+            shadows.append(ast.Assign(targets=[ast.Name(read[pos], ast.Store())], value=ast.Constant(value)))
+            continue
         root: ast.AST = checked if where < 0 else setup[where]
         node = next(n for i, n in enumerate(ast.walk(root)) if i == pos)
         assert isinstance(node, ast.Constant)
         node.value = value
-    return setup, checked
+    return [*shadows, *setup], checked
 
 
 def _checked(stmt: ast.stmt) -> ast.expr | None:
@@ -559,10 +611,17 @@ def _checked(stmt: ast.stmt) -> ast.expr | None:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if _EQUALITY_HELPERS.match(name) and _const_expr(stmt.value.args[1]):
             return stmt.value.args[0]
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        # a helper given the comparison itself: check(X == <expectation>, message)
+        first = stmt.value.args[0]
+        if isinstance(first, ast.Compare):
+            return _checked(ast.Assert(test=first))
     return None
 
 
-def _input_control(fn: ast.FunctionDef, name: str, which: int = 0) -> ast.FunctionDef | None:
+def _input_control(
+    fn: ast.FunctionDef, name: str, which: int = 0, consts: Mapping[str, object] | None = None
+) -> ast.FunctionDef | None:
     """``fn`` up to its first check, that check's call on a moved input (see :func:`_literal_moves`),
     raising with the value it gets: a calibration probe, and the control too (the host compares the value
     it reports with gold's, so gold's value is never written into the sandbox)."""
@@ -574,7 +633,7 @@ def _input_control(fn: ast.FunctionDef, name: str, which: int = 0) -> ast.Functi
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 return None
             continue
-        made = _moved(fn, i, checked, which)
+        made = _moved(fn, i, checked, which, consts)
         if made is None:
             return None
         setup, moved = made
@@ -591,6 +650,9 @@ def _input_control(fn: ast.FunctionDef, name: str, which: int = 0) -> ast.Functi
     return None
 
 
+_YAML_MESSAGE = re.compile(r'^\s*message:\s*("(?:[^"\\]|\\.)*pb-value:(?:[^"\\]|\\.)*")\s*$', re.M)
+
+
 def reported_value(message: str | None) -> str | None:
     """The value a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
     is written out exactly: ints, strings, bytes, booleans, None and containers of them (no floats, whose
@@ -600,6 +662,10 @@ def reported_value(message: str | None) -> str | None:
     None otherwise."""
     if not message or VALUE_MARK not in message:
         return None
+    quoted = _YAML_MESSAGE.search(message)
+    if quoted is not None:  # a TAP diagnostic: ``message: "<the exception, escaped>"``
+        with contextlib.suppress(ValueError):
+            message = str(json.loads(quoted.group(1)))
     text = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0].strip()
     if not text or text.endswith("…") or text.startswith("?") or len(text) > 1000:
         return None

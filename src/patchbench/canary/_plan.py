@@ -86,7 +86,7 @@ def plan_canary(
         )
     if runner == "tap" and task.language == "python":
         return _tap_python(
-            tests, nonce, harness_dst, workspace_dst, task, controls=tuple(controls or ()), probe=probe
+            tests, nonce, harness_dst, workspace_dst, task, controls=controls or {}, probe=probe
         )
     keys = controls or {}
     if runner == "node-test":

@@ -150,7 +150,7 @@ def _tap_python(
     harness: str,
     ws: str = "",
     task: Task | None = None,
-    controls: Collection[str] = (),
+    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
     probe: bool = False,
 ) -> Canary | None:
     host = _pick([f for f in tests if _is_py_test_module(f.path)], (".py",))
@@ -159,7 +159,7 @@ def _tap_python(
     name = f"test_pb_canary_{nonce}"
     # decoys (a TAP script calls module-level functions only), then the canary after the last test
     decoys = (
-        plan_decoys(task, tests, methods=False, controls=controls, probe=probe)
+        plan_decoys(task, tests, methods=False, controls=controls, probe=probe, inputs=True)
         if task is not None
         else Decoys({}, (), 0, 0)
     )
