@@ -138,7 +138,12 @@ def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
     rest = ", ".join(_t(src, a) for a in args[1:])
     tail = f" void [{rest}];" if rest else ""
     if name in {f"assert.{m}" for m in _JS_CAPTURED} and len(args) >= 2:
-        return f"{var}.push(String(JSON.stringify({_t(src, args[0])})));{tail}"
+        # both sides: an expectation the test computes is a value too (each evaluated once, in order)
+        msg = ", ".join(_t(src, a) for a in args[2:])
+        return (
+            f"{var}.push(String(JSON.stringify({_t(src, args[0])})), "
+            f"String(JSON.stringify({_t(src, args[1])})));" + (f" void [{msg}];" if msg else "")
+        )
     if name in ("assert", "assert.ok") and args:
         return f"{var}.push(String(!!({_t(src, args[0])})));{tail}"
     return None
@@ -174,7 +179,14 @@ def _java_capture(stmt: Node, src: bytes, var: str) -> str | None:
             what = _t(src, inner[0])
     elif name in _JAVA_CAPTURED and (obj is None or _t(src, obj) in ("Assertions", "Assert")):
         if name in ("assertEquals", "assertNotEquals") and len(args) in (2, 3):
-            what = _t(src, args[1])
+            # the value, and whether the check holds (two computed values may render alike either way)
+            expected, actual = _t(src, args[0]), _t(src, args[1])
+            # (each side evaluated once, in the order assertEquals evaluates them)
+            return (
+                f"{{ Object {var}E = ({expected}); Object {var}A = ({actual}); "
+                f"{var}.add({var}R.apply({var}A)); "
+                f"{var}.add(String.valueOf(java.util.Objects.equals({var}E, {var}A))); }}"
+            )
         elif name in ("assertTrue", "assertFalse") and len(args) in (1, 2):
             what = f"(boolean) ({_t(src, args[0])})"
         elif name in ("assertNull", "assertNotNull") and len(args) in (1, 2):
@@ -205,8 +217,8 @@ def _rust_capture(stmt: Node, src: bytes, var: str) -> str | None:
     second = src[groups[1][0].start_byte : groups[1][-1].end_byte].decode("utf-8", "replace")
     # both sides evaluated and compared as assert_eq! does (the comparison drives type inference)
     return (
-        f"{var}.push({{ let pbo = &({first}); let pbw = &({second}); let _ = *pbo == *pbw; "
-        f'format!("{{}}|{{:?}}", std::any::type_name_of_val(pbo), pbo) }});'
+        f"{var}.push({{ let pbo = &({first}); let pbw = &({second}); let pbe = *pbo == *pbw; "
+        f'format!("{{}}|{{:?}}|{{}}", std::any::type_name_of_val(pbo), pbo, pbe) }});'
     )
 
 
