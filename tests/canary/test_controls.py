@@ -417,3 +417,26 @@ def test_a_tap_diagnostic_message_is_decoded_before_the_value_is_read() -> None:
 
     diag = "message: \"AssertionError: pb-value:['Cr\\u00e8me', 2]\"\nseverity: fail\n"
     assert reported_value(diag) == "['Crème', 2]"
+
+
+def test_a_raising_check_is_probed_for_the_exception_the_moved_code_raises() -> None:
+    """Round six (rt5-py-refuse-the-listed-size-only, real more-itertools): code that raises only for the
+    listed test's input passed, since a raising check had no control on moved inputs."""
+    import ast as _ast
+
+    from patchbench.canary._decoys import _input_control
+
+    for src in (
+        "def test_x(self):\n    seq = [1, 2]\n"
+        "    with self.assertRaises(ValueError):\n        sliced(seq, -1)\n",
+        "def test_x():\n    seq = [1, 2]\n    with pytest.raises(ValueError):\n        sliced(seq, -1)\n",
+        "def test_x(self):\n    seq = [1, 2]\n    self.assertRaises(ValueError, sliced, seq, -1)\n",
+    ):
+        fn = _ast.parse(src).body[0]
+        assert isinstance(fn, _ast.FunctionDef)
+        probe = _input_control(fn, "t", 2)  # every int three up: -1 becomes -4, [1, 2] becomes [4, 5]
+        assert probe is not None, src
+        text = _ast.unparse(probe)
+        assert "sliced(seq, -4)" in text and "seq = [4, 5]" in text, text
+        assert "except BaseException as _pb_error:" in text and "_pb_value = type(_pb_error).__name__" in text
+        assert "pb-value:" in text and "Raises" not in text and "raises" not in text

@@ -497,7 +497,7 @@ def _moved_values(value: object) -> list[int | str]:
 
 
 def _literal_moves(
-    fn: ast.FunctionDef, at: int, check: ast.expr, consts: Mapping[str, object] | None = None
+    fn: ast.FunctionDef, at: int, check: ast.AST, consts: Mapping[str, object] | None = None
 ) -> dict[int, list[tuple[int, int, int | str]]]:
     """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once,
     2 every int three up at once (code keyed on one input, or on inputs near the listed ones, meets
@@ -534,7 +534,7 @@ def _literal_moves(
 
 
 def _constants_read(
-    fn: ast.FunctionDef, at: int, check: ast.expr, consts: Mapping[str, object] | None
+    fn: ast.FunctionDef, at: int, check: ast.AST, consts: Mapping[str, object] | None
 ) -> list[str]:
     """The module constants (``consts``) the check or the statements before it read, and the function never
     binds, in order of first use."""
@@ -574,8 +574,8 @@ def _module_constants(tree: ast.Module) -> dict[str, object]:
 
 
 def _moved(
-    fn: ast.FunctionDef, at: int, check: ast.expr, which: int, consts: Mapping[str, object] | None = None
-) -> tuple[list[ast.stmt], ast.expr] | None:
+    fn: ast.FunctionDef, at: int, check: ast.AST, which: int, consts: Mapping[str, object] | None = None
+) -> tuple[list[ast.stmt], ast.AST] | None:
     """The statements before the check and the checked expression, with the ``which``-th variant's moves
     made (see :func:`_literal_moves`); None when there is no such variant."""
     moves = _literal_moves(fn, at, check, consts).get(which)
@@ -628,7 +628,7 @@ def _input_control(
     if fn.decorator_list:  # parametrized, skipped, fixtures by decorator: not worth the risk
         return None
     for i, stmt in enumerate(fn.body):
-        checked = _checked(stmt)
+        checked: ast.AST | None = _checked(stmt) or _raising(stmt)
         if checked is None:
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 return None
@@ -637,6 +637,24 @@ def _input_control(
         if made is None:
             return None
         setup, moved = made
+        if isinstance(moved, ast.expr):
+            record: list[ast.stmt] = [ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved)]
+        else:
+            # a raising check: the name of the exception the moved code raises, None when it raises none
+            record = [
+                ast.Try(
+                    body=_raising_body(moved),
+                    handlers=[
+                        ast.ExceptHandler(
+                            type=ast.Name("BaseException", ast.Load()),
+                            name="_pb_error",
+                            body=ast.parse("_pb_value = type(_pb_error).__name__").body,
+                        )
+                    ],
+                    orelse=ast.parse("_pb_value = None").body,
+                    finalbody=[],
+                )
+            ]
         # the value, and whether its repr, evaluated in the test's module, equals it (a value that is not
         # a literal is compared through its repr then)
         tail = ast.parse(
@@ -645,9 +663,44 @@ def _input_control(
         ).body[0]
         out = copy.deepcopy(fn)
         out.name = name
-        out.body = [*setup, ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved), tail]
+        out.body = [*setup, *record, tail]
         return ast.fix_missing_locations(out)
     return None
+
+
+_RAISES = re.compile(r"^(raises|assertRaises|assertRaisesRegex)$")
+
+
+def _raising(stmt: ast.stmt) -> ast.AST | None:
+    """A check that code raises: ``with pytest.raises(E): ..`` / ``with self.assertRaises(E): ..`` (one
+    context manager), or ``self.assertRaises(E, f, *args)``; the statement itself, else None."""
+    if isinstance(stmt, ast.With) and len(stmt.items) == 1:
+        call = stmt.items[0].context_expr
+        if (
+            isinstance(call, ast.Call)
+            and _RAISES.match(_callee(call))
+            and stmt.items[0].optional_vars is None
+        ):
+            return stmt
+    value = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(value, ast.Call) and len(value.args) >= 2 and _callee(value) == "assertRaises":
+        return None if value.keywords else stmt
+    return None
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _raising_body(check: ast.AST) -> list[ast.stmt]:
+    """What a raising check runs: the ``with`` block's body, or ``f(*args)`` of
+    ``assertRaises(E, f, *args)``."""
+    if isinstance(check, ast.With):
+        return list(check.body)
+    assert isinstance(check, ast.Expr) and isinstance(check.value, ast.Call)
+    f, *args = check.value.args[1:]
+    return [ast.Expr(ast.Call(func=f, args=list(args), keywords=[]))]
 
 
 _YAML_MESSAGE = re.compile(r'^\s*message:\s*("(?:[^"\\]|\\.)*pb-value:(?:[^"\\]|\\.)*")\s*$', re.M)
