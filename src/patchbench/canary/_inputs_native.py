@@ -1,12 +1,13 @@
 """Control tests on moved inputs for node:test, Go, Rust and JUnit: what the test checks, captured.
 
 A copy of a fail-to-pass test under a drawn name in which every check the copy keeps *records* the value
-it checks (its computed side, rendered as text) instead of asserting it, and one literal of the test's own
-code before those checks is moved (a number by one, a string's last letter or digit), or none. A
-calibration run of the gold patch plants each variant twice as a *probe* that fails with the recorded
-values in its message (``pb-value:<values>:pb-end``); the untouched task runs them too. A variant becomes a
-control when gold's values are stable, written out exactly, and not the buggy code's; the control then
-asserts that the values it records equal gold's.
+it checks (its computed side, rendered as text) instead of asserting it, with literals of the test's own
+code before those checks moved (every string, every integer three up, every word, or one literal: see
+:func:`_moves`), or none. It ends by failing with the digest of the recorded values and a preview
+(``pb-value:<digest>|<preview>:pb-end``). A calibration run of the gold patch plants each variant twice;
+the untouched task runs them too. A variant becomes a control when gold's values are stable, comparable
+and not the buggy code's; a run plants it as it is (it fails there too), and the host compares the digest
+it reports with gold's (:func:`patchbench.canary.control_passed`): gold's is never in the sandbox.
 
 Correct code passes a control by construction of the calibration. Code that answers only the tests as
 written fails it: an oracle keyed on a listed test's body finds no such body (the checks are gone), an
@@ -176,17 +177,10 @@ def _java_capture(stmt: Node, src: bytes, var: str) -> str | None:
     if name == "isEqualTo" and obj is not None and obj.type == "method_invocation" and len(args) == 1:
         inner = _named(obj.child_by_field_name("arguments") or obj)
         if _t(src, obj.child_by_field_name("name") or obj) == "assertThat" and len(inner) == 1:
-            what = _t(src, inner[0])
+            return _java_pair(var, _t(src, inner[0]), _t(src, args[0]), actual_first=True)
     elif name in _JAVA_CAPTURED and (obj is None or _t(src, obj) in ("Assertions", "Assert")):
         if name in ("assertEquals", "assertNotEquals") and len(args) in (2, 3):
-            # the value, and whether the check holds (two computed values may render alike either way)
-            expected, actual = _t(src, args[0]), _t(src, args[1])
-            # (each side evaluated once, in the order assertEquals evaluates them)
-            return (
-                f"{{ Object {var}E = ({expected}); Object {var}A = ({actual}); "
-                f"{var}.add({var}R.apply({var}A)); "
-                f"{var}.add(String.valueOf(java.util.Objects.equals({var}E, {var}A))); }}"
-            )
+            return _java_pair(var, _t(src, args[1]), _t(src, args[0]), actual_first=False)
         elif name in ("assertTrue", "assertFalse") and len(args) in (1, 2):
             what = f"(boolean) ({_t(src, args[0])})"
         elif name in ("assertNull", "assertNotNull") and len(args) in (1, 2):
@@ -194,6 +188,16 @@ def _java_capture(stmt: Node, src: bytes, var: str) -> str | None:
     if what is None:
         return None
     return f"{var}.add({var}R.apply((Object) ({what})));"
+
+
+def _java_pair(var: str, actual: str, expected: str, *, actual_first: bool) -> str:
+    """The actual value and whether it equals the expected one (two computed values may render alike with
+    and without the fix: semver4j's parsed versions), each side evaluated once, in the check's order."""
+    sides = [f"Object {var}A = ({actual});", f"Object {var}E = ({expected});"]
+    return (
+        f"{{ {' '.join(sides if actual_first else sides[::-1])} {var}.add({var}R.apply({var}A)); "
+        f"{var}.add(String.valueOf(java.util.Objects.equals({var}A, {var}E))); }}"
+    )
 
 
 def _rust_capture(stmt: Node, src: bytes, var: str) -> str | None:
