@@ -614,7 +614,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "16"
+CONTROLS_VERSION = "17"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

@@ -463,16 +463,19 @@ def input_text(found: _Found, lang: _Lang, new_name: str, which: int, rng: rando
     return _edited(found, edits)
 
 
+#: What may differ between two correct runs: a float's long tail or exponent (a short decimal, `1.5`,
+#: `120.30`, a version `1.0.0-rc.1`, prints the same whichever way it was computed), a pointer, an identity
+#: hash, an unordered collection.
 _UNSTABLE = re.compile(
-    r"0x[0-9a-fA-F]{5,}|@[0-9a-f]{5,8}\b|\d\.\d|pb-unordered|Hash(?:Map|Set)<|NaN|Infinity"
+    r"\d\.\d{5,}|\d[eE][+-]?\d|0x[0-9a-fA-F]{5,}|@[0-9a-f]{5,8}\b|pb-unordered|Hash(?:Map|Set)<|NaN|Infinity"
 )
 
 
 def native_value(message: str | None) -> str | None:
     """The digest of the values a native probe recorded (``pb-value:<digest>|<preview>:pb-end`` on one
-    line), when their preview can be compared exactly: no floats, pointers, identity hashes or unordered
-    collections; None otherwise. (What the preview cuts off is vouched for by the two probes' agreement
-    only: an address or a hash order differs from one probe to the other.)"""
+    line), when their preview can be compared exactly: no float with a long tail, pointers, identity
+    hashes or unordered collections; None otherwise. (What the preview cuts off is vouched for by the two
+    probes' agreement only: an address or a hash order differs from one probe to the other.)"""
     if not message or VALUE_MARK not in message:
         return None
     line = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0]
