@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import posixpath
+import secrets
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -31,6 +32,7 @@ from .canary import (
     plan_canary,
     stream_problems,
 )
+from .canary._decoys import INPUT_SHIFT
 from .canary._inputs_native import PROBE_INPUTS
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
@@ -243,6 +245,7 @@ def _run(
             inject_tests([f for f in task.hidden_tests if f.path not in applied.changed], ws)
         canary: Canary | None = None
         controls: dict[str, Any] | None = None
+        record: dict[str, Any] | None = None
         if defences.canary and defences.controls and not calibrating and _has_controls(runner.name, task):
             # Control tests (SQL: cases on perturbed data; Python: exact copies of fail-to-pass tests)
             # are the ones a calibration run of the gold patch passed (cached per task); planting is off
@@ -252,23 +255,30 @@ def _run(
                 defences = Defences(**{**defences.__dict__, "canary": False})
             controls = (record or {}).get("controls")
         if defences.canary:
-            canary = plan_canary(
-                runner.name,
-                task,
-                _as_injected(task, ws),
-                new_nonce(),
-                workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
-                harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
-                read=lambda rel: _read_text(ws, rel),
-                reports_dst=REPORTS_DST,
-                env_plugins=(
-                    env_pytest_plugins(Path(env.env["VIRTUAL_ENV"]))
-                    if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
-                    else None
-                ),
-                controls=controls,
-                probe=probe is not None,
-            )
+            # the variants are planted as the calibration moved them (its secret shift)
+            # (a calibration run has no record: its shift was set by _probe_run)
+            shift = INPUT_SHIFT.get() if record is None else int(record.get("shift", 3))
+            moved = INPUT_SHIFT.set(shift)
+            try:
+                canary = plan_canary(
+                    runner.name,
+                    task,
+                    _as_injected(task, ws),
+                    new_nonce(),
+                    workspace_dst=sb.path(Bind(ws, WORKSPACE_DST)),
+                    harness_dst=sb.path(Bind(rundir / "canary", CANARY_DST)),
+                    read=lambda rel: _read_text(ws, rel),
+                    reports_dst=REPORTS_DST,
+                    env_plugins=(
+                        env_pytest_plugins(Path(env.env["VIRTUAL_ENV"]))
+                        if runner.name == "pytest" and env.env.get("VIRTUAL_ENV")
+                        else None
+                    ),
+                    controls=controls,
+                    probe=probe is not None,
+                )
+            finally:
+                INPUT_SHIFT.reset(moved)
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
             ctx.decoys, ctx.controls = len(canary.decoys), len(canary.controls)
@@ -614,7 +624,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "17"
+CONTROLS_VERSION = "18"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -660,15 +670,17 @@ def _controls(
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )
     inputs = True
+    # how far the several-literal input variants move numbers: secret, per task (kept in the record)
+    shift = 5 + secrets.randbelow(56)
     for name, cand in plan:
         runs[name] = _Probe()
-        v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs)
+        v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
         if name == "gold" and v.status is Status.UNRESOLVED and inputs:
             # The variants on moved inputs are generated code: if one does not build (or breaks gold),
             # the exact copies are still worth learning on their own.
             inputs = False
             runs[name] = _Probe()
-            v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs)
+            v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
             log.info("control calibration for %s: without the input variants: %s", task.id, v.status.value)
         if name == "buggy" and v.status is Status.TIMEOUT:
             # The buggy code may hang where gold does not: its values are then whatever it reported (a
@@ -696,7 +708,7 @@ def _controls(
     found = learn_controls(
         task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql, native=native
     )
-    record = {"task": task.id, "plant": True, "controls": found}
+    record = {"task": task.id, "plant": True, "controls": found, "shift": shift}
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))
     return record
@@ -711,13 +723,16 @@ def _probe_run(
     network: bool,
     probe: _Probe,
     inputs: bool,
+    shift: int,
 ) -> Verdict:
-    """A probing calibration run; ``inputs`` False plants no control variant on moved inputs."""
-    token = PROBE_INPUTS.set(inputs)
+    """A probing calibration run; ``inputs`` False plants no control variant on moved inputs; ``shift`` is
+    how far the several-literal variants move numbers."""
+    token, moved = PROBE_INPUTS.set(inputs), INPUT_SHIFT.set(shift)
     try:
         return _calibration_run(task, cand, sb, cache_dir, repos, network, probe=probe)
     finally:
         PROBE_INPUTS.reset(token)
+        INPUT_SHIFT.reset(moved)
 
 
 def _runs_canary(

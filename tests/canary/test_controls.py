@@ -440,3 +440,25 @@ def test_a_raising_check_is_probed_for_the_exception_the_moved_code_raises() -> 
         assert "sliced(seq, -4)" in text and "seq = [4, 5]" in text, text
         assert "except BaseException as _pb_error:" in text and "_pb_value = type(_pb_error).__name__" in text
         assert "pb-value:" in text and "Raises" not in text and "raises" not in text
+
+
+def test_the_several_literal_variants_move_numbers_by_the_calibration_secret_shift() -> None:
+    """Round seven (rt6): code correct only within four of the listed sizes, or on the ten-minute grid the
+    listed bookings share, passed every variant when numbers moved by a fixed three. The shift is drawn
+    per task by its calibration and kept in the host's record."""
+    import ast as _ast
+
+    from patchbench.canary._decoys import INPUT_SHIFT, _input_control, shifted_digits
+
+    assert shifted_digits("10:00", 37) == "10:37" and shifted_digits("1.9", 3) == "1.2"
+    assert shifted_digits("x7", 10) == "x8"  # a full turn would leave it as it was
+    assert shifted_digits("abc", 5) is None
+    fn = _ast.parse("def test_x():\n    assert cost(Lot('09:50', 2, 1001)) == 501\n").body[0]
+    assert isinstance(fn, _ast.FunctionDef)
+    token = INPUT_SHIFT.set(20)
+    try:
+        ints, strings = _input_control(fn, "t", 2), _input_control(fn, "t", 1)
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert ints is not None and "Lot('09:50', 22, 1021)" in _ast.unparse(ints)
+    assert strings is not None and "Lot('09:70', 2, 1001)" in _ast.unparse(strings)

@@ -10,6 +10,7 @@ import random
 import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -448,6 +449,26 @@ FIRST_SINGLE = 4
 MAX_MOVES = 5
 
 
+#: How far the several-literal input variants move numbers (every integer, and the last run of digits of
+#: every string): drawn at random by each task's calibration and kept in its host-side record, so code
+#: correct only *near* the listed inputs, or on a grid they share, cannot know how near is enough.
+INPUT_SHIFT: ContextVar[int] = ContextVar("INPUT_SHIFT", default=3)
+
+
+def shifted_digits(text: str, shift: int) -> str | None:
+    """``text`` with its last run of digits moved up by ``shift``, keeping its width (it wraps: ``"10:00"``
+    by 37 is ``"10:37"``, ``"1.9"`` by 3 is ``"1.2"``); None when it has no digit."""
+    runs = list(re.finditer(r"[0-9]+", text))
+    if not runs:
+        return None
+    run = runs[-1]
+    width = len(run.group())
+    moved = (int(run.group()) + shift) % (10**width)
+    if moved == int(run.group()):
+        moved = (moved + 1) % (10**width)
+    return text[: run.start()] + str(moved).zfill(width) + text[run.end() :]
+
+
 def _probe_inputs() -> bool:
     from ._inputs_native import PROBE_INPUTS
 
@@ -499,11 +520,12 @@ def _moved_values(value: object) -> list[int | str]:
 def _literal_moves(
     fn: ast.FunctionDef, at: int, check: ast.AST, consts: Mapping[str, object] | None = None
 ) -> dict[int, list[tuple[int, int, int | str]]]:
-    """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once,
-    2 every int three up at once (code keyed on one input, or on inputs near the listed ones, meets
-    another), 3 every string without digits (words: not a date or a number written as a string), from
-    :data:`FIRST_SINGLE` one literal each (:data:`MAX_MOVES`). A move is ``(where, position, value)``: where
-    -1 is the checked expression and ``j`` the statement ``fn.body[j]``, position the literal's index in
+    """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once
+    (its last digits :data:`INPUT_SHIFT` up), 2 every int :data:`INPUT_SHIFT` up at once (code keyed on
+    one input, or on inputs near the listed ones, meets another), 3 every string without digits (words:
+    not a date or a number written as a string), from :data:`FIRST_SINGLE` one literal each
+    (:data:`MAX_MOVES`). A move is ``(where, position, value)``: where -1 is the checked expression, ``j``
+    the statement ``fn.body[j]`` and -2 a module constant the test reads, position the literal's index in
     ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
     found: list[tuple[int, int, object]] = []
     roots: list[tuple[int, ast.AST]] = [(-1, check), *((j, fn.body[j]) for j in reversed(range(at)))]
@@ -517,10 +539,11 @@ def _literal_moves(
     # position: the index in _constants_read)
     found += [(-2, i, (consts or {})[n]) for i, n in enumerate(_constants_read(fn, at, check, consts))]
     out: dict[int, list[tuple[int, int, int | str]]] = {}
+    shift = INPUT_SHIFT.get()
     strings: list[tuple[int, int, int | str]] = [
-        (w, p, _moved_values(v)[0]) for w, p, v in found if type(v) is str and _moved_values(v)
+        (w, p, shifted_digits(v, shift) or f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200
     ]
-    ints: list[tuple[int, int, int | str]] = [(w, p, v + 3) for w, p, v in found if type(v) is int]
+    ints: list[tuple[int, int, int | str]] = [(w, p, v + shift) for w, p, v in found if type(v) is int]
     words: list[tuple[int, int, int | str]] = [
         (w, p, f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200 and not re.search("[0-9]", v)
     ]

@@ -31,7 +31,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from ._decoys import FIRST_SINGLE
+from ._decoys import FIRST_SINGLE, INPUT_SHIFT, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -317,26 +317,39 @@ _FAR = re.compile(r"^([1-9][0-9]{0,8}|0)(usize|u32|u64|i32|i64|L|l)?$")
 
 
 def _far(text: str) -> str | None:
-    """An integer three steps up (a wider move than one step: code keyed on inputs *near* the listed ones
-    meets one it does not hold); None for anything else, or a type too narrow to be sure of."""
+    """An integer :data:`INPUT_SHIFT` steps up (a wider move than one step, and not one the candidate can
+    know: code keyed on inputs *near* the listed ones meets one it does not hold); None for anything
+    else, or a type too narrow to be sure of."""
     m = _FAR.match(text)
-    return f"{int(m.group(1)) + 3}{m.group(2) or ''}" if m is not None else None
+    return f"{int(m.group(1)) + INPUT_SHIFT.get()}{m.group(2) or ''}" if m is not None else None
+
+
+def _shifted_string(text: str) -> str | None:
+    """A string literal with its last digits moved by :data:`INPUT_SHIFT` (see :func:`shifted_digits`),
+    or its last letter changed when it has no digit; None with escapes."""
+    quote = text[:1]
+    if len(text) < 2 or quote not in "\"'`" or text[-1] != quote or "\\" in text or "${" in text:
+        return None
+    body = shifted_digits(text[1:-1], INPUT_SHIFT.get())
+    return quote + body + quote if body is not None else _perturb_leaf(text, "string")
 
 
 def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[int, int, str]]]:
-    """The moves a copy may make, by variant: 1 every string literal at once, 2 every integer three steps
-    up at once (code keyed on one input, or on inputs near the listed ones, meets another), 3 every string
-    that ends in a letter (names and labels, not dates), then from :data:`FIRST_SINGLE` one literal each
-    (the :data:`MAX_MOVES` nearest the checks). A variant with nothing to move is absent."""
+    """The moves a copy may make, by variant: 1 every string literal at once (its last digits by
+    :data:`INPUT_SHIFT`), 2 every integer :data:`INPUT_SHIFT` steps up at once (code keyed on one input,
+    or on inputs near the listed ones, meets another), 3 every string that ends in a letter (names and
+    labels, not dates), then from :data:`FIRST_SINGLE` one literal each (the :data:`MAX_MOVES` nearest
+    the checks). A variant with nothing to move is absent."""
     src = found.src
     movable = _movable(found, lang, cap)
     out: dict[int, list[tuple[int, int, str]]] = {}
     strings = [(n.start_byte, n.end_byte, new) for n, kind in movable
-               if kind == "string" and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
+               if kind == "string" and (new := _shifted_string(_t(src, n))) is not None]  # fmt: skip
     numbers = [(n.start_byte, n.end_byte, new) for n, kind in movable
                if kind == "number" and (new := _far(_t(src, n))) is not None]  # fmt: skip
     # words only (a name, a label; not a date or a number written as a string, which may no longer parse)
-    words = [(s, e, new) for s, e, new in strings if _wordy(src[s:e].decode("utf-8", "replace"))]
+    words = [(n.start_byte, n.end_byte, new) for n, kind in movable if kind == "string" and _wordy(_t(src, n))
+             and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
     for j, moves in ((1, strings), (2, numbers), (3, words if words != strings else [])):
         if moves:
             out[j] = moves
