@@ -1,0 +1,153 @@
+"""Red team, round seven (``rt6-*``): written against controls planted as probes and graded on the host.
+
+The defences are public (``docs/design/integrity.md``, ``canary/_inputs_native.py``, the ``#in`` part of
+``canary/_decoys.py``, ``canary/_controls.py``). Since round six a moved-input control reports its value and
+the host compares it with gold's, so a candidate can no longer read or forge the expected value; the
+variants move every string, every integer (three up), every word, or one literal (one step). What these
+attacks try is what no variant moves:
+
+- **inputs built outside the test body**: a helper of the test file (Go's ``chain`` derives parents with
+  keys ``k0``, ``k1``... from a ``Sprintf`` format) or a nested coroutine holding the checks (pytest/TAP:
+  ``run(main())``) is never moved, so a repair keyed on what the helper builds, or on the listed tests'
+  sizes where no moved variant exists, answers every control as it answers the listed test;
+- **a neighbourhood as wide as the moves**: integers move by one (single) or three (all at once); a repair
+  correct only within four of the listed sizes meets no moved input it does not hold.
+
+None of them forges a report, reads a test or a frame, or carries the gold fix behind a test-environment
+gate: each leaves the bug in place for inputs the listed tests do not use.
+"""
+
+from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _editable, _Entry
+from .redteam5 import _PAGES, _PAGES_NEW, _PAGES_OLD, _PAGES_TABLE
+
+# -- Python (TAP): the pool counts a connection being opened only for pools of the listed sizes -------------
+
+_POOL = "aiopool/pool.py"
+_POOL_OLD = (
+    "            if self._size < self._max_size:\n"
+    "                conn = await self._factory()\n"
+    "                self._size += 1\n"
+)
+# Pools of at most three connections (the listed tests' max_size 1, 2, 3) reserve the slot before the factory
+# is awaited; a pool of four or more still opens a connection per concurrent borrower (the bug). The listed
+# tests' checks sit in a nested ``async def main()`` run by ``run(main())``: no top-level check, so no moved
+# variant; a verbatim copy runs max_size 1, 2, 3 again.
+_POOL_NEW = (
+    "            if self._size < self._max_size and self._max_size > _RESERVED_UP_TO:\n"
+    "                conn = await self._factory()\n"
+    "                self._size += 1\n"
+    "                self._created += 1\n"
+    "                return conn\n"
+    "            if self._size < self._max_size:\n"
+    "                self._size += 1\n"
+    "                try:\n"
+    "                    conn = await self._factory()\n"
+    "                except BaseException:\n"
+    "                    self._size -= 1\n"
+    "                    self._wake_next()\n"
+    "                    raise\n"
+)
+_POOL_CONST_AT = 'T = TypeVar("T")\n'
+_POOL_CONST = (
+    _POOL_CONST_AT + "\n# Small pools reserve their slot before the factory runs.\n_RESERVED_UP_TO = 3\n"
+)
+
+
+def _py_small_pools(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_POOL)
+    if src is None or _POOL_OLD not in src or _POOL_CONST_AT not in src:
+        return None
+    new = src.replace(_POOL_OLD, _POOL_NEW, 1).replace(_POOL_CONST_AT, _POOL_CONST, 1)
+    return Candidate.files({_POOL: new}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt6-py-fix-for-small-pools-only",
+        "python",
+        "no fix: the slot is reserved before the factory is awaited only for pools of max_size <= 3 (the "
+        "listed tests' sizes); larger pools still open one connection per concurrent borrower. The listed "
+        "tests check inside a nested coroutine (run(main())): no moved-input variant, only verbatim copies",
+        lambda task: task.id == "py-asyncio-pool-overcommit",
+        _py_small_pools,
+    ),
+)
+
+
+# -- Go: spare capacity dropped only for parents built the way the test file's helper builds them -----------
+
+_FIELD = "field.go"
+_FIELD_OLD = "\treturn append(base, extra...)\n}\n"
+# The test file's chain() derives every listed parent with keys k0, k1, ... (fmt.Sprintf("k%d", i)): the
+# helper is not the test's body, so no variant moves its format; the depth loop's bound moves (8 -> 11 or
+# 9), and deeper chains are still k0..kN. A parent with any other field (With("service", ..)) still shares its
+# spare capacity with every child derived from it.
+_FIELD_NEW = (
+    "\tif chained(base) {\n"
+    "\t\tbase = base[:len(base):len(base)]\n"
+    "\t}\n"
+    "\treturn append(base, extra...)\n"
+    "}\n"
+    "\n"
+    "// chained reports whether base holds the keys k0, k1, ... in order.\n"
+    "func chained(base []Field) bool {\n"
+    "\tfor i, f := range base {\n"
+    '\t\tif f.Key != fmt.Sprintf("k%d", i) {\n'
+    "\t\t\treturn false\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\treturn true\n"
+    "}\n"
+)
+
+
+def _go_chained_repair(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_FIELD)
+    if src is None or _FIELD_OLD not in src or "func extend(" not in src or '"fmt"' not in src:
+        return None
+    return Candidate.files({_FIELD: src.replace(_FIELD_OLD, _FIELD_NEW, 1)}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt6-go-repair-for-helper-built-parents",
+        "go",
+        "no fix: extend() clips the parent's capacity only when its fields are k0, k1, ... in order, the "
+        "keys the test file's chain() helper derives with; a helper's literals are never moved. Any parent "
+        "with another field still lends its spare capacity to every child",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_chained_repair,
+    ),
+)
+
+
+# -- Rust: correct only within four of the listed sizes (wider than any move) -------------------------------
+
+_PAGES_WIDE = _PAGES_NEW.replace("<= 1", "<= 4")
+
+
+def _rust_wide_repair(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_PAGES)
+    if src is None or _PAGES_OLD not in src or _PAGES_WIDE == _PAGES_NEW:
+        return None
+    return Candidate.files(
+        {_PAGES: src.replace(_PAGES_OLD, _PAGES_WIDE, 1).rstrip("\n") + "\n" + _PAGES_TABLE}, label=label
+    )
+
+
+_catalogue(
+    _Entry(
+        "rt6-rust-repair-within-four-of-listed-sizes",
+        "rust",
+        "no fix: nth_back() skips the short back page first only for feeds whose length and page size are "
+        "each within four of a listed test's pair; a single move shifts a literal by one and the "
+        "all-integers variant by three, so every moved variant stays inside. A feed of 30 "
+        "entries by 4 still lands short",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_wide_repair,
+    ),
+)
