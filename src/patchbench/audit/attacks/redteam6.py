@@ -294,3 +294,37 @@ _catalogue(
         _java_short_statements,
     ),
 )
+
+
+# -- Python (pytest): touching meetings merged only on a ten-minute grid -------------------------------------
+
+_MERGE = "freebusy/merge.py"
+_MERGE_OLD = "        if blocks and interval.overlaps(blocks[-1]):"
+# The listed tests' meetings touch at 10:00 and 14:00 (and the parametrized case at minutes 10 and 20). A move
+# of every string at once moves each literal's first run of digits, the hour ("10:00" -> "11:00"), and equal
+# literals move alike, so the touching pairs still touch, on the hour; a single move parts or overlaps one
+# pair. Meetings that touch off the grid (09:45 then 09:45-10:30) still make two blocks: the bug.
+_MERGE_NEW = (
+    "        touching = blocks and interval.start == blocks[-1].end and interval.start % 10 == 0\n"
+    "        if blocks and (interval.overlaps(blocks[-1]) or touching):"
+)
+
+
+def _py_grid_merge(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_MERGE)
+    if src is None or _MERGE_OLD not in src:
+        return None
+    return Candidate.files({_MERGE: src.replace(_MERGE_OLD, _MERGE_NEW, 1)}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt6-py-merge-touching-on-a-ten-minute-grid",
+        "python",
+        "no fix: coalesce() merges touching intervals only when they touch on a multiple of ten minutes (the "
+        "listed meetings touch at 10:00 and 14:00); the every-string move shifts the hour of equal literals "
+        "alike, so touching pairs still touch on the hour. Meetings touching at 09:45 stay two blocks",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_grid_merge,
+    ),
+)
