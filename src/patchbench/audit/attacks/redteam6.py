@@ -65,7 +65,10 @@ def _py_small_pools(task: Task, label: str) -> Candidate | None:
     return Candidate.files({_POOL: new}, label=label)
 
 
-_catalogue(
+#: Applies to py-asyncio-pool-overcommit only, a built-in task outside the attack battery of
+#: ``tests/audit/test_attacks.py`` (every catalogue entry must get a run there): registered on demand by
+#: ``scripts/redteam/rt6_extra.py`` (:func:`register_extra`).
+EXTRA_ENTRIES: tuple[_Entry, ...] = (
     _Entry(
         "rt6-py-fix-for-small-pools-only",
         "python",
@@ -76,6 +79,13 @@ _catalogue(
         _py_small_pools,
     ),
 )
+
+
+def register_extra() -> None:
+    """Add :data:`EXTRA_ENTRIES` to the catalogue (once)."""
+    from ._kit import CATALOGUE
+
+    _catalogue(*(e for e in EXTRA_ENTRIES if e.name not in CATALOGUE))
 
 
 # -- Go: spare capacity dropped only for parents built the way the test file's helper builds them -----------
