@@ -32,8 +32,7 @@ from .canary import (
     plan_canary,
     stream_problems,
 )
-from .canary._decoys import INPUT_SHIFT
-from .canary._inputs_native import PROBE_INPUTS
+from .canary._probing import INPUT_SHIFT, PROBE_INPUTS
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
 from .envs import default_cache_dir, env_for, env_variables, exec_in_env

@@ -448,7 +448,8 @@ def test_the_several_literal_variants_move_numbers_by_the_calibration_secret_shi
     per task by its calibration and kept in the host's record."""
     import ast as _ast
 
-    from patchbench.canary._decoys import INPUT_SHIFT, _input_control, shifted_digits
+    from patchbench.canary._decoys import _input_control, shifted_digits
+    from patchbench.canary._probing import INPUT_SHIFT
 
     assert shifted_digits("10:00", 37) == "10:37" and shifted_digits("1.9", 3) == "1.2"
     assert shifted_digits("x7", 10) == "x8"  # a full turn would leave it as it was

@@ -11,7 +11,8 @@ import pytest
 import patchbench as pb
 from patchbench.canary._decoys import FIRST_SINGLE, is_input_key
 from patchbench.canary._decoys_native import plan_native_decoys
-from patchbench.canary._inputs_native import PROBE_INPUTS, VALUE_END, VALUE_MARK, native_value
+from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_END, VALUE_MARK, native_value
+from patchbench.canary._probing import PROBE_INPUTS
 
 _TASKS = {
     "go": "go-logger-derived-fields-clobbered",
@@ -37,7 +38,9 @@ def _task(language: str) -> pb.Task:
 def _planted(language: str, seed: int = 3) -> tuple[pb.Task, dict[str, str], dict[str, str]]:
     """The task, each input probe's name -> key, and each name -> the planted test's text."""
     task = _task(language)
-    d = plan_native_decoys(language, task, task.hidden_tests, random.Random(seed), probe=True)
+    d = plan_native_decoys(
+        language, task, task.hidden_tests, random.Random(seed), probe=True, inputs=INPUT_PLANNER
+    )
     probes = {n: k for n, k in d.probes.items() if is_input_key(k)}
     texts: dict[str, str] = {}
     for name in probes:
@@ -110,7 +113,9 @@ def test_input_variants_do_not_crowd_out_the_exact_copies(language: str) -> None
         wanted = {f.split("[", 1)[0] for f in task.fail_to_pass}
     else:
         task = _task(language)
-        d = plan_native_decoys(language, task, task.hidden_tests, random.Random(3), probe=True)
+        d = plan_native_decoys(
+            language, task, task.hidden_tests, random.Random(3), probe=True, inputs=INPUT_PLANNER
+        )
         wanted = set(task.fail_to_pass)
     exact = {k for k in d.probes.values() if not is_input_key(k)}
     assert exact == wanted and any(is_input_key(k) for k in d.probes.values())
@@ -144,7 +149,9 @@ def test_a_control_is_its_probe_and_gold_digest_stays_on_the_host(language: str)
     task, probes, _ = _planted(language)
     key = sorted(set(probes.values()))[0]
     learnt = {key: {"informative": True, "expect": "0123456789abcdef"}}
-    d = plan_native_decoys(language, task, task.hidden_tests, random.Random(8), controls=learnt)
+    d = plan_native_decoys(
+        language, task, task.hidden_tests, random.Random(8), controls=learnt, inputs=INPUT_PLANNER
+    )
     [name] = [n for n, k in d.control_keys.items() if k == key]
     text = "".join(d.files.values())
     assert name in text and "0123456789abcdef" not in text and VALUE_MARK in text
@@ -154,7 +161,9 @@ def test_a_calibration_that_probes_copies_only_plants_no_variant() -> None:
     task = _task("go")
     token = PROBE_INPUTS.set(False)
     try:
-        d = plan_native_decoys("go", task, task.hidden_tests, random.Random(3), probe=True)
+        d = plan_native_decoys(
+            "go", task, task.hidden_tests, random.Random(3), probe=True, inputs=INPUT_PLANNER
+        )
     finally:
         PROBE_INPUTS.reset(token)
     assert d.probes and not any(is_input_key(k) for k in d.probes.values())

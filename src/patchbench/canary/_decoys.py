@@ -10,7 +10,6 @@ import random
 import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..task import FileEntry, Task
 from ._base import (
     _text,
 )
+from ._probing import INPUT_SHIFT, PROBE_INPUTS
 
 #: Suffixes a decoy's name is drawn from: it reads like a variant the task's own authors could have written.
 _DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
@@ -384,7 +384,7 @@ def plan_decoys(
                 copies.append(twin.name)
                 control_keys[twin.name] = key
         for which in (
-            range(1, FIRST_SINGLE + MAX_MOVES) if inputs and not (probe and not _probe_inputs()) else ()
+            range(1, FIRST_SINGLE + MAX_MOVES) if inputs and not (probe and not PROBE_INPUTS.get()) else ()
         ):
             # The same check on other inputs (several literals at once, or one; see _literal_moves): the
             # probe (twice, to see that the value is stable) reports what the code returns there; the
@@ -449,12 +449,6 @@ FIRST_SINGLE = 4
 MAX_MOVES = 5
 
 
-#: How far the several-literal input variants move numbers (every integer, and the last run of digits of
-#: every string): drawn at random by each task's calibration and kept in its host-side record, so code
-#: correct only *near* the listed inputs, or on a grid they share, cannot know how near is enough.
-INPUT_SHIFT: ContextVar[int] = ContextVar("INPUT_SHIFT", default=3)
-
-
 def shifted_digits(text: str, shift: int) -> str | None:
     """``text`` with its last run of digits moved up by ``shift``, keeping its width (it wraps: ``"10:00"``
     by 37 is ``"10:37"``, ``"1.9"`` by 3 is ``"1.2"``); None when it has no digit."""
@@ -467,12 +461,6 @@ def shifted_digits(text: str, shift: int) -> str | None:
     if moved == int(run.group()):
         moved = (moved + 1) % (10**width)
     return text[: run.start()] + str(moved).zfill(width) + text[run.end() :]
-
-
-def _probe_inputs() -> bool:
-    from ._inputs_native import PROBE_INPUTS
-
-    return PROBE_INPUTS.get()
 
 
 def _variant(key: str) -> int:

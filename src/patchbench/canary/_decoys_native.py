@@ -46,6 +46,7 @@ from ._decoys import (
     is_input_key,
     pick_inputs,
 )
+from ._probing import PROBE_INPUTS
 
 Node = Any
 
@@ -972,6 +973,7 @@ def plan_native_decoys(
     junit: str = "5",
     controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
     probe: bool = False,
+    inputs: Any = None,
 ) -> Decoys:
     """Decoys for the task's fail-to-pass tests in ``language`` (``go``, ``rust``, ``java``,
     ``javascript``, ``typescript``), at most :data:`MAX_DECOYS`.
@@ -985,11 +987,9 @@ def plan_native_decoys(
     fail-to-pass test, up to :data:`MAX_PROBES`) plant *exact copies* under drawn names instead, where the
     decoys go: see :func:`patchbench.canary.plan_decoys`. A key ``<test>#in<j>`` is a control on moved
     inputs (:mod:`._inputs_native`): its learnt ``expect`` is the values gold's checks recorded; ``probe``
-    plants every such variant of the first :data:`._inputs_native.MAX_TESTS` tests twice.
+    plants every such variant of the first ``inputs.max_tests`` tests twice. ``inputs`` is the planner
+    of those variants (:data:`._inputs_native.INPUT_PLANNER`); None plants none.
     """
-    from ._inputs_native import MAX_TESTS as MAX_INPUT_TESTS
-    from ._inputs_native import PROBE_INPUTS, input_text, input_variants, learnt_expect
-
     lang = {"go": _GO, "rust": _RUST, "java": _JAVA, "javascript": _JS, "typescript": _TS}[language]
     rng = rng or secrets.SystemRandom()
     ids = list(task.fail_to_pass)
@@ -1007,7 +1007,9 @@ def plan_native_decoys(
     all_text = "\n".join(texts.values())
     learnt: Mapping[str, Mapping[str, Any]] = controls if isinstance(controls, Mapping) else {}
     plain = sorted(k for k in controls if not is_input_key(k))
-    moved = sorted(k for k in controls if is_input_key(k) and learnt_expect(learnt.get(k)) is not None)
+    moved = sorted(
+        k for k in controls if is_input_key(k) and isinstance(learnt.get(k, {}).get("expect"), str)
+    )
     chosen = set(rng.sample(plain, min(MAX_COPIES, len(plain)))) if plain else set()
     # controls on moved inputs: several literals moved at once first (see pick_inputs)
     chosen |= pick_inputs(moved, rng)
@@ -1063,12 +1065,13 @@ def plan_native_decoys(
                 plant(hit, twin, key, text)
         if unsure.search(_t(hit.src, hit.fn)):
             continue
-        if (probe and PROBE_INPUTS.get() and input_tests < MAX_INPUT_TESTS) or any(
-            k.startswith(f"{key}{INPUT_KEY}") for k in chosen
+        if inputs is not None and (
+            (probe and PROBE_INPUTS.get() and input_tests < inputs.max_tests)
+            or any(k.startswith(f"{key}{INPUT_KEY}") for k in chosen)
         ):
             # Controls on moved inputs: the copy's checks record their values (see _inputs_native).
             planted = False
-            for which, _ in input_variants(hit, lang, rng):
+            for which, _ in inputs.variants(hit, lang, rng):
                 ikey = f"{key}{INPUT_KEY}{which}"
                 if not probe and ikey not in chosen:
                     continue
@@ -1076,7 +1079,7 @@ def plan_native_decoys(
                     taken = [*names, *copies, *probes]
                     variant = _fresh_name(lang, base, hit, rng, all_text, known, taken, last=False)
                     planted_text = (
-                        input_text(
+                        inputs.text(
                             hit,
                             lang,
                             _quoted(lang, hit, variant),

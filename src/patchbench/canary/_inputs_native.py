@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._decoys import FIRST_SINGLE, INPUT_SHIFT, shifted_digits
+from ._decoys import FIRST_SINGLE, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -47,13 +46,11 @@ from ._decoys_native import (
     _t,
     _walk,
 )
+from ._probing import INPUT_SHIFT
 
 #: The moved literals probed per test (the nearest to the checks first), and the tests probed per task.
 MAX_MOVES = 5
 MAX_TESTS = 3
-#: False while a calibration probes the exact copies only (its first try, with every variant planted,
-#: did not build or did not pass on gold): then no variant is planted.
-PROBE_INPUTS: ContextVar[bool] = ContextVar("PROBE_INPUTS", default=True)
 VALUE_MARK = "pb-value:"
 VALUE_END = ":pb-end"
 
@@ -500,7 +497,14 @@ def native_value(message: str | None) -> str | None:
     return digest
 
 
-def learnt_expect(learnt: Mapping[str, Any] | None) -> str | None:
-    """The value (digest) a calibration learnt for a control on moved inputs, if any."""
-    value = (learnt or {}).get("expect")
-    return value if isinstance(value, str) else None
+class _Planner:
+    """What :func:`._decoys_native.plan_native_decoys` plants variants with (given by its callers, so the
+    two modules do not import each other)."""
+
+    max_tests = MAX_TESTS
+    variants = staticmethod(input_variants)
+    text = staticmethod(input_text)
+
+
+#: The planner of controls on moved inputs, for :func:`._decoys_native.plan_native_decoys`.
+INPUT_PLANNER = _Planner()

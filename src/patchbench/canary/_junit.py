@@ -17,6 +17,7 @@ from ._base import (
 )
 from ._decoys import semantic
 from ._decoys_native import _java_hash, plan_native_decoys
+from ._inputs_native import INPUT_PLANNER
 
 _SUREFIRE_CLASS = re.compile(r"(^Test\w*|\w*(Test|Tests|TestCase))\.java$")
 
@@ -54,7 +55,9 @@ def _junit(
     # decoys in the surefire classes of the canary's JUnit (a class of the other version may not run)
     same = [f for f in java if ("org.junit.jupiter" in (_text(f) or "")) == (major == "5")]
     decoys = (
-        plan_native_decoys("java", task, same, junit=major, controls=controls, probe=probe)
+        plan_native_decoys(
+            "java", task, same, junit=major, controls=controls, probe=probe, inputs=INPUT_PLANNER
+        )
         if task is not None
         else None
     )

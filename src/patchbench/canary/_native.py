@@ -17,6 +17,7 @@ from ._base import (
 )
 from ._decoys import semantic
 from ._decoys_native import plan_native_decoys
+from ._inputs_native import INPUT_PLANNER
 
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
 
@@ -80,7 +81,7 @@ def _go(
             f"\tt.Fatal({json.dumps(_MESSAGE)})\n}}\n"
         )
         decoys = (
-            plan_native_decoys("go", task, tests, controls=controls, probe=probe)
+            plan_native_decoys("go", task, tests, controls=controls, probe=probe, inputs=INPUT_PLANNER)
             if task is not None
             else None
         )
@@ -109,7 +110,9 @@ def _cargo(
     name = f"pb_canary_{nonce}"
     # decoys only in the files cargo builds as the canary's host does: integration targets, or src/ files
     decoys = (
-        plan_native_decoys("rust", task, integration or with_tests, controls=controls, probe=probe)
+        plan_native_decoys(
+            "rust", task, integration or with_tests, controls=controls, probe=probe, inputs=INPUT_PLANNER
+        )
         if task is not None
         else None
     )

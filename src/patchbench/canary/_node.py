@@ -17,6 +17,7 @@ from ._base import (
 )
 from ._decoys import MAX_DECOYS, Decoys, merge, semantic
 from ._decoys_native import plan_native_decoys
+from ._inputs_native import INPUT_PLANNER
 
 
 def _js_body(name: str, assert_ref: str, test_ref: str) -> str:
@@ -86,9 +87,13 @@ def _node_decoys(
     test can leave a variable unused, which ``noUnusedLocals`` rejects)."""
     if task is None:
         return Decoys({}, (), 0, 0)
-    js = plan_native_decoys("javascript", task, node_tests, controls=controls, probe=probe)
+    js = plan_native_decoys(
+        "javascript", task, node_tests, controls=controls, probe=probe, inputs=INPUT_PLANNER
+    )
     ts = (
-        plan_native_decoys("typescript", task, node_tests, controls=controls, probe=probe)
+        plan_native_decoys(
+            "typescript", task, node_tests, controls=controls, probe=probe, inputs=INPUT_PLANNER
+        )
         if not re.search(r"\b(tsc|vue-tsc)\b", commands)
         else Decoys({}, (), 0, 0)
     )
