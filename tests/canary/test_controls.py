@@ -106,14 +106,17 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert gold.status is pb.Status.RESOLVED, gold.reason
     [record] = (tmp_path / "canary").glob("controls-*.json")
-    # test_add: its copy, and its check on moved inputs (add(3, 3), add(2, 4): gold 6, the buggy code other)
+    # test_add: its copy, and its check on moved inputs (every int up by the secret shift; add(3, 3),
+    # add(2, 4): gold 6, the buggy code other)
     assert sorted(json.loads(record.read_text())["controls"]) == [
         "tests/test_calc.py::test_add",
-        "tests/test_calc.py::test_add#in0",
-        "tests/test_calc.py::test_add#in1",
+        "tests/test_calc.py::test_add#in2",
+        "tests/test_calc.py::test_add#in4",
+        "tests/test_calc.py::test_add#in5",
     ]
-    assert "control tests: 2 planted, all passed" in gold.notes  # the copy and one input control
-    assert (gold.controls, gold.decoys) == (2, 1)  # the verdict says what was planted
+    # the copy and two input controls (one moving every int, one moving a single literal: pick_inputs)
+    assert "control tests: 3 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (3, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"
@@ -187,8 +190,8 @@ def test_native_gold_resolves_with_its_controls_planted(language: str, tmp_path:
     task = _builtin(_NATIVE[language][0])
     v = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert v.status is pb.Status.RESOLVED, v.reason
-    # two exact copies and one variant on moved inputs
-    assert v.controls == MAX_COPIES + 1 and "control tests: 3 planted, all passed" in v.notes
+    # the exact copies (two, or one where the task lists one test) and the variants on moved inputs
+    assert v.controls > MAX_COPIES and f"control tests: {v.controls} planted, all passed" in v.notes
 
 
 def test_a_junit_copy_is_planted_even_when_no_name_sorts_last() -> None:
