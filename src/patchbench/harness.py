@@ -623,7 +623,7 @@ class _Probe:
 
 
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "18"
+CONTROLS_VERSION = "19"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

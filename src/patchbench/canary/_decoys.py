@@ -446,7 +446,7 @@ VALUE_MARK = "pb-value:"
 MAX_INPUTS = 5
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
-MAX_MOVES = 5
+MAX_MOVES = 3
 
 
 def shifted_digits(text: str, shift: int) -> str | None:

@@ -49,7 +49,7 @@ from ._decoys_native import (
 from ._probing import INPUT_SHIFT
 
 #: The moved literals probed per test (the nearest to the checks first), and the tests probed per task.
-MAX_MOVES = 5
+MAX_MOVES = 3
 MAX_TESTS = 3
 VALUE_MARK = "pb-value:"
 VALUE_END = ":pb-end"
