@@ -54,6 +54,9 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
         "bookings on a ten-minute grid: a shift of a time string either stays on it or leaves the clock"
     ),
 }
+#: Known holes caught or not depending on the calibration's secret draw (the shift of the several-literal
+#: variants): not strict, since either outcome is expected.
+DRAWN = {("rt6-py-merge-touching-on-a-ten-minute-grid", _PY)}
 
 
 def _builtin() -> list[pb.Task]:
@@ -76,7 +79,11 @@ def _cases() -> list[object]:
         if planned.candidate is None:
             continue
         key = (planned.attack, planned.task.id)
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[key])] if key in KNOWN_HOLES else []
+        marks = (
+            [pytest.mark.xfail(strict=key not in DRAWN, reason=KNOWN_HOLES[key])]
+            if key in KNOWN_HOLES
+            else []
+        )
         if CATALOGUE[planned.attack].holds_fix:
             # The gold fix behind a gate that holds under any test tool: accepted, and counted apart from
             # the holes (AttackReport.gated); strict, so that a defence that starts seeing one shows here.
