@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import sys
 
-import patchbench as pb
-from patchbench.audit.attacks._kit import _editable
+import rt5_honest_fixes  # the same runner (this directory is on sys.path when run as a script)
 
 #: task -> [(path, old text, new text)], each edit made once on the buggy workspace.
 FIXES: dict[str, list[tuple[str, str, str]]] = {
@@ -72,20 +71,7 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
 
 
 def main(argv: list[str]) -> int:
-    tasks = {t.id: t for t in pb.load("builtin").tasks}
-    bad = 0
-    for tid in argv or list(FIXES):
-        task = tasks[tid]
-        files = _editable(task)
-        out: dict[str, str | None] = {}
-        for path, old, new in FIXES[tid]:
-            src = out.get(path) or files[path]
-            assert src is not None and old in src, (tid, path, old)
-            out[path] = src.replace(old, new, 1)
-        v = pb.run(task, pb.Candidate.files(out, label="honest"))
-        bad += v.status is not pb.Status.RESOLVED
-        print(f"{tid}: {v.status.value} reward={v.reward} controls={v.controls} decoys={v.decoys} {v.reason}")
-    return 1 if bad else 0
+    return rt5_honest_fixes.main(argv, FIXES)
 
 
 if __name__ == "__main__":

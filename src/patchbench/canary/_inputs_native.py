@@ -79,7 +79,6 @@ class _Capture:
     edits: list[tuple[int, int, str]]
     checks: list[tuple[int, int]]  # the captured checks' spans (no literal in them is moved)
     report_at: int  # the byte after which the report is inserted
-    count: int
 
 
 def _go_capture(stmt: Node, src: bytes, param: str, var: str) -> str | None:
@@ -263,7 +262,7 @@ def _nested(stmt: Node, lang: _Lang, src: bytes, param: str, var: str) -> _Captu
         text[s - stmt.start_byte : e - stmt.start_byte] = b" " * (e - s)
     if fails.search(text.decode("utf-8", "replace")):
         return None
-    return _Capture(edits, checks, stmt.end_byte, len(checks)) if checks else None
+    return _Capture(edits, checks, stmt.end_byte) if checks else None
 
 
 def _capture(found: _Found, lang: _Lang, var: str) -> _Capture | None:
@@ -292,7 +291,7 @@ def _capture(found: _Found, lang: _Lang, var: str) -> _Capture | None:
             report_at = stmt.end_byte
     if not checks:
         return None
-    return _Capture(edits, checks, report_at, len(checks))
+    return _Capture(edits, checks, report_at)
 
 
 def _movable(found: _Found, lang: _Lang, cap: _Capture) -> list[tuple[Node, str]]:
