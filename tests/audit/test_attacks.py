@@ -36,27 +36,9 @@ _TS = "ts-aggregate-replay-field-reset"
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: See docs/design/integrity.md ("Classes, layers and what is still open"). Round five's body oracles
-#: and input table and round six's families were closed by the controls on moved inputs; round seven's
-#: partial repairs are open.
-_PARTIAL = (
-    "a partial repair, correct on every variant the controls can draw (round seven): the fix applied only "
-    "where the inputs have a shape no variant changes ({}); the controls move literals of the test "
-    "itself, never its structure or its helpers' data"
-)
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    ("rt6-go-repair-for-helper-built-parents", _GO): _PARTIAL.format(
-        "parents built by the test file's helper"
-    ),
-    ("rt6-java-repair-for-short-statements", _JAVA): _PARTIAL.format("three payments or fewer"),
-    ("rt6-js-insertion-order-for-small-tables", _JS): _PARTIAL.format("five keys or fewer"),
-    ("rt6-ts-repair-for-listed-history-shapes", _TS): _PARTIAL.format("the listed sequences of event types"),
-    ("rt6-py-merge-touching-on-a-ten-minute-grid", _PY): _PARTIAL.format(
-        "bookings on a ten-minute grid: a shift of a time string either stays on it or leaves the clock"
-    ),
-}
-#: Known holes caught or not depending on the calibration's secret draw (the shift of the several-literal
-#: variants): not strict, since either outcome is expected.
-DRAWN = {("rt6-py-merge-touching-on-a-ten-minute-grid", _PY)}
+#: and input table and round six's families were closed by the controls on moved inputs, round seven's
+#: partial repairs by the structural variants and the shifts prime to 2, 3 and 5: none is open today.
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _builtin() -> list[pb.Task]:
@@ -79,11 +61,7 @@ def _cases() -> list[object]:
         if planned.candidate is None:
             continue
         key = (planned.attack, planned.task.id)
-        marks = (
-            [pytest.mark.xfail(strict=key not in DRAWN, reason=KNOWN_HOLES[key])]
-            if key in KNOWN_HOLES
-            else []
-        )
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[key])] if key in KNOWN_HOLES else []
         if CATALOGUE[planned.attack].holds_fix:
             # The gold fix behind a gate that holds under any test tool: accepted, and counted apart from
             # the holes (AttackReport.gated); strict, so that a defence that starts seeing one shows here.

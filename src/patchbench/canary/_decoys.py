@@ -443,10 +443,14 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 5
+MAX_INPUTS = 12
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
+#: Input variants that change a test's structure (lists extended, a call repeated, helpers moved: see
+#: :mod:`._inputs_structure`), after the single moves.
+EXTEND, REPEAT, HELPERS = range(FIRST_SINGLE + MAX_MOVES, FIRST_SINGLE + MAX_MOVES + 3)
+STRUCTURAL = (EXTEND, REPEAT, HELPERS)
 
 
 def shifted_digits(text: str, shift: int) -> str | None:
@@ -469,13 +473,17 @@ def _variant(key: str) -> int:
 
 def pick_inputs(keys: Collection[str], rng: secrets.SystemRandom | random.Random) -> set[str]:
     """The controls on moved inputs one run plants (of the calibrated ``keys``), at most
-    :data:`MAX_INPUTS`: one of each variant that moves several literals at once (every string, every
-    integer, every word: code keyed on one input, or on inputs near the listed ones, meets one it does
-    not hold), one that moves a single literal, then more of the first kinds; the unmoved variant (0)
-    only when there is nothing else (its body still differs from the original's)."""
+    :data:`MAX_INPUTS`: every variant that changes a test's structure (code keyed on how many elements or
+    calls the listed tests make, or on what their helpers build, meets them only there: a subset drawn
+    per run would reward such code on the runs that leave them out), one of each variant that moves
+    several literals at once (every string, every integer, every word: code keyed on one input, or on
+    inputs near the listed ones, meets one it does not hold), one that moves a single literal, then more
+    of the several-literal kinds; the unmoved variant (0) only when there is nothing else (its body still
+    differs from the original's)."""
+    structural = sorted(k for k in keys if _variant(k) in STRUCTURAL)
     groups = [sorted(k for k in keys if _variant(k) == j) for j in range(1, FIRST_SINGLE)]
-    singles = sorted(k for k in keys if _variant(k) >= FIRST_SINGLE)
-    out = [rng.choice(g) for g in groups if g]
+    singles = sorted(k for k in keys if FIRST_SINGLE <= _variant(k) < FIRST_SINGLE + MAX_MOVES)
+    out = structural + [rng.choice(g) for g in groups if g]
     if singles:
         out.append(rng.choice(singles))
     rest = [k for g in groups for k in g if k not in out]

@@ -46,6 +46,7 @@ from ._decoys_native import (
     _t,
     _walk,
 )
+from ._inputs_structure import structural
 from ._probing import INPUT_SHIFT
 
 #: The moved literals probed per test (the nearest to the checks first), and the tests probed per task.
@@ -441,8 +442,11 @@ def input_variants(found: _Found, lang: _Lang, rng: random.Random) -> Iterator[t
     cap = _capture(found, lang, var)
     if cap is None:
         return
-    yield 0, (cap, [], var)
-    yield from ((j, (cap, moves, var)) for j, moves in _moves(found, lang, cap).items())
+    yield 0, (cap, [], var, [])
+    yield from ((j, (cap, moves, var, [])) for j, moves in _moves(found, lang, cap).items())
+    fails = _fails(lang, found.param)
+    for j, (edits, items) in structural(found, lang, cap.checks, cap.report_at, fails, rng).items():
+        yield j, (cap, edits, var, items)
 
 
 def _var(found: _Found, rng: random.Random) -> str:
@@ -459,7 +463,7 @@ def input_text(found: _Found, lang: _Lang, new_name: str, which: int, rng: rando
     variants = dict(input_variants(found, lang, rng))
     if which not in variants:
         return None
-    cap, moves, var = variants[which]
+    cap, moves, var, items = variants[which]
     report = _report(lang, found.param, var)
     src = found.src
     body_open = found.body.start_byte + 1
@@ -469,7 +473,14 @@ def input_text(found: _Found, lang: _Lang, new_name: str, which: int, rng: rando
     edits.append((cap.report_at, cap.report_at, f"\n{indent}{report}"))
     edits.append((body_open, body_open, f"\n{indent}{_declare(lang, var)}"))
     edits.append((found.name.start_byte, found.name.end_byte, new_name))
-    return _edited(found, edits)
+    copy = _edited(found, edits)
+    if copy is None or not items:
+        return copy
+    # the helpers' copies (structural variant): before the test in node (a top-level test may start before
+    # the rest of the module is evaluated), after it elsewhere (Go and Java do not mind the order)
+    if lang.grammar in ("javascript", "typescript"):
+        return "\n\n".join([*items, copy])
+    return "\n\n".join([copy, *items])
 
 
 #: What may differ between two correct runs: a float's long tail or exponent (a short decimal, `1.5`,

@@ -1,0 +1,273 @@
+"""Controls on a test's *structure*, for node:test, Go and JUnit: more of what the test builds, not other
+literals.
+
+The variants of :mod:`._inputs_native` move literals; they never change how many elements a test's list
+holds, how many times it calls the code under test, or what a helper of the test file builds. Code keyed on
+those (a repair applied only while a table holds at most five keys, only to statements of at most three
+payments, only to histories of the listed shapes, only to parents built by the test file's helper) answers
+every moved variant as it answers the listed test. Three variants change the structure instead:
+
+- **extend** (:data:`EXTEND`): every list the test writes out (a JS array, a Go slice literal, Java's
+  ``List.of``/``Arrays.asList`` and array initialisers) gains moved copies of its elements, one to three
+  copies (drawn from the calibration's secret shift), the ``k``-th copy's literals moved ``k`` times;
+- **repeat** (:data:`REPEAT`): the first call the test makes as a statement of its own (not a check) is made
+  again right after, its literals moved;
+- **helpers** (:data:`HELPERS`): the functions and constants of the test file that the test reads are copied
+  under drawn names with their integers and the digits of their strings moved, and the copy of the test
+  calls the copies.
+
+They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
+that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
+kept. Rust gets none: a repeated call or a copied element may use a value already moved, which does not
+compile, and a copy that does not build costs the calibration every variant of the file.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+
+from ._decoys import EXTEND, HELPERS, REPEAT
+from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
+from ._probing import INPUT_SHIFT
+
+_GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
+_NUMBER = re.compile(r"^([1-9][0-9_]{0,10}|0)(L|l)?$")
+_JAVA_LISTS = {("List", "of"), ("Arrays", "asList"), ("Stream", "of"), ("java.util.List", "of")}
+
+
+def copies() -> int:
+    """How many moved copies of its elements an extended list gains (1 to 3: from the secret shift)."""
+    return 1 + INPUT_SHIFT.get() % 3
+
+
+def _moved_leaf(text: str, kind: str, k: int) -> str | None:
+    """A literal moved ``k`` times the secret shift: an integer up, a string's last run of digits up; a
+    string with a letter and no digit gains ``k`` letters (so the copies of a key stay distinct)."""
+    shift = INPUT_SHIFT.get() * k
+    if kind == "number":
+        m = _NUMBER.match(text)
+        return f"{int(m.group(1).replace('_', '')) + shift}{m.group(2) or ''}" if m is not None else None
+    if kind != "string" or len(text) < 2 or text[0] not in "\"'`" or text[-1] != text[0] or text[:3] == '"""':
+        return None
+    body = text[1:-1]
+    if "\\" in body or "${" in body:
+        return None
+    runs = list(re.finditer(r"[0-9]+", body))
+    if runs:
+        # up, without wrapping (a copy's "BNK-1" is not an original's "BNK-3"): it may gain a digit
+        run = runs[-1]
+        moved = str(int(run.group()) + shift).zfill(len(run.group()))
+        return text[0] + body[: run.start()] + moved + body[run.end() :] + text[0]
+    if re.search(r"[A-Za-z]", body):
+        return text[0] + body + "x" * k + text[0]
+    return None
+
+
+def _moved_text(src: bytes, node: Node, lang: _Lang, k: int, *, numbers: bool = True) -> tuple[str, bool]:
+    """The text of ``node`` with its literals moved (map keys and booleans never; integers only when
+    ``numbers``), and whether any was."""
+    keys = _key_nodes(node)
+    edits: list[tuple[int, int, str]] = []
+    for n in _walk(node):
+        kind = lang.leaves.get(n.type)
+        if kind == "number" and not numbers:
+            continue
+        if kind in ("number", "string") and n.id not in keys:
+            new = _moved_leaf(_t(src, n), kind, k)
+            if new is not None:
+                edits.append((n.start_byte, n.end_byte, new))
+    out = src[node.start_byte : node.end_byte]
+    for s, e, new in sorted(edits, reverse=True):
+        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
+    return out.decode("utf-8", "replace"), bool(edits)
+
+
+def _strings_moved(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its strings moved (digits by the secret shift, a word gains a letter); its
+    integers are kept: in a helper they are loop bounds and positions more often than inputs (a loop
+    moved past the listed depths builds nothing, a moved position panics)."""
+    return _moved_text(src, node, lang, 1, numbers=False)
+
+
+def _elements(node: Node, lang: _Lang, src: bytes) -> list[Node] | None:
+    """The elements of a list the test writes out, or None when ``node`` is not one."""
+    g = lang.grammar
+    if g in ("javascript", "typescript") and node.type == "array":
+        return _named(node)
+    if g == "go" and node.type == "composite_literal":
+        typ, body = node.child_by_field_name("type"), node.child_by_field_name("body")
+        if typ is None or body is None or typ.type != "slice_type":
+            return None
+        elems = _named(body)
+        return elems if all(e.type == "literal_element" for e in elems) else None
+    if g == "java" and node.type == "method_invocation":
+        obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
+        args = node.child_by_field_name("arguments")
+        if obj is None or name is None or args is None or (_t(src, obj), _t(src, name)) not in _JAVA_LISTS:
+            return None
+        return _named(args)
+    if g == "java" and node.type == "array_initializer":
+        return _named(node)
+    return None
+
+
+def _outside(spans: list[tuple[int, int]], node: Node) -> bool:
+    return not any(s < node.end_byte and node.start_byte < e for s, e in spans)
+
+
+_Edits = list[tuple[int, int, str]]
+_Spans = list[tuple[int, int]]
+
+
+def _extend(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edits:
+    src = found.src
+    edits: list[tuple[int, int, str]] = []
+    done: list[tuple[int, int]] = []
+    for n in _walk(found.body):
+        if n.end_byte > report_at or not _outside(checks, n) or not _outside(done, n):
+            continue
+        elems = _elements(n, lang, src)
+        if not elems:
+            continue
+        done.append((n.start_byte, n.end_byte))
+        extra = [_moved_text(src, e, lang, k)[0] for k in range(1, copies() + 1) for e in elems]
+        edits.append((elems[-1].end_byte, elems[-1].end_byte, "".join(f", {x}" for x in extra)))
+    return edits
+
+
+def _call(stmt: Node, lang: _Lang) -> bool:
+    """Whether a statement is a call made for its effect (``x.f(..);``, JS ``await x.f(..);``)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return False
+    expr = stmt.named_children[0]
+    if expr.type == "await_expression" and expr.named_children:
+        expr = expr.named_children[0]
+    return expr.type in ("call_expression", "method_invocation")
+
+
+def _repeat(found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str]) -> _Edits:
+    src = found.src
+    for stmt in _statements(found.body):
+        if stmt.end_byte > report_at:
+            break
+        if not _call(stmt, lang) or not _outside(checks, stmt) or fails.search(_t(src, stmt)):
+            continue
+        if found.param and re.search(rf"\b{re.escape(found.param)}\b", _t(src, stmt)):
+            continue
+        text, _ = _moved_text(src, stmt, lang, 1)
+        line = src.rfind(b"\n", 0, stmt.start_byte) + 1
+        indent = src[line : stmt.start_byte].decode("utf-8", "replace")
+        indent = indent[: len(indent) - len(indent.lstrip())]
+        return [(stmt.end_byte, stmt.end_byte, f"\n{indent}{text}")]
+    return []
+
+
+def _root(node: Node) -> Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _helpers(found: _Found, lang: _Lang) -> Iterator[tuple[str, Node, Node]]:
+    """``(name, item, name node)`` of the functions and constants beside the test (its helpers, if it
+    reads them)."""
+    g, src = lang.grammar, found.src
+    scope = found.fn.parent if g == "java" else _root(found.fn)
+    if scope is None:
+        return
+    for item in scope.named_children:
+        if item.id == found.fn.id:
+            continue
+        if g == "go" and item.type == "function_declaration":
+            name = item.child_by_field_name("name")
+            if name is not None and not _t(src, name).startswith(("Test", "Benchmark", "Example", "Fuzz")):
+                yield _t(src, name), item, name
+        elif g in ("javascript", "typescript") and item.type == "function_declaration":
+            name = item.child_by_field_name("name")
+            if name is not None:
+                yield _t(src, name), item, name
+        elif g in ("javascript", "typescript") and item.type == "lexical_declaration":
+            decls = [c for c in item.named_children if c.type == "variable_declarator"]
+            name = decls[0].child_by_field_name("name") if len(decls) == 1 else None
+            if name is not None and name.type == "identifier":
+                yield _t(src, name), item, name
+        elif g == "java" and item.type == "method_declaration":
+            mods = next((c for c in item.children if c.type == "modifiers"), None)
+            if mods is not None and any("annotation" in c.type for c in mods.named_children):
+                continue  # a test, a @BeforeEach, ...
+            name = item.child_by_field_name("name")
+            if name is not None:
+                yield _t(src, name), item, name
+
+
+def _references(found: _Found, lang: _Lang, name: str, upto: int, checks: _Spans) -> list[Node]:
+    """The nodes of the test's body that call or read ``name`` (a helper), up to ``upto``, outside the
+    captured checks (which the copy rewrites)."""
+    src, out = found.src, list[Node]()
+    for n in _walk(found.body):
+        if n.start_byte >= upto or _t(src, n) != name or not _outside(checks, n):
+            continue
+        if lang.grammar == "java":
+            parent = n.parent
+            if (
+                n.type == "identifier"
+                and parent is not None
+                and parent.type == "method_invocation"
+                and (parent.child_by_field_name("name") == n and parent.child_by_field_name("object") is None)
+            ):
+                out.append(n)
+        elif n.type == "identifier":
+            out.append(n)
+    return out
+
+
+def _helper_copies(
+    found: _Found, lang: _Lang, checks: _Spans, report_at: int, rng: random.Random
+) -> tuple[_Edits, list[str]]:
+    """Edits renaming the helpers the test reads, and the text of their moved copies."""
+    src = found.src
+    text = src.decode("utf-8", "replace")
+    edits: _Edits = []
+    extra: list[str] = []
+    for name, item, name_node in _helpers(found, lang):
+        refs = _references(found, lang, name, report_at, checks)
+        if not refs:
+            continue
+        moved, changed = _strings_moved(src, item, lang)
+        if not changed:
+            continue
+        while True:
+            new = f"{name}Pb{rng.randrange(1000, 10000)}"
+            if new not in text:
+                break
+        at = name_node.start_byte - item.start_byte
+        size = name_node.end_byte - name_node.start_byte
+        # the name is not a literal: the moved text keeps it at the same offset only if nothing before it
+        # moved; moves before it are rare (Java annotations are excluded) but checked
+        if moved[at : at + size] != name:
+            continue
+        extra.append(moved[:at] + new + moved[at + size :])
+        edits += [(r.start_byte, r.end_byte, new) for r in refs]
+    return edits, extra
+
+
+def structural(
+    found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str], rng: random.Random
+) -> dict[int, tuple[_Edits, list[str]]]:
+    """The structural variants of a test's copy: ``{j: (edits inside the test, items to add beside it)}``;
+    a variant with nothing to change is absent."""
+    if lang.grammar not in _GRAMMARS:
+        return {}
+    out: dict[int, tuple[_Edits, list[str]]] = {}
+    ext = _extend(found, lang, checks, report_at)
+    if ext:
+        out[EXTEND] = (ext, [])
+    rep = _repeat(found, lang, checks, report_at, fails)
+    if rep:
+        out[REPEAT] = (rep, [])
+    renames, items = _helper_copies(found, lang, checks, report_at, rng)
+    if items:
+        out[HELPERS] = (renames, items)
+    return out

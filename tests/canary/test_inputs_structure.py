@@ -1,0 +1,154 @@
+"""Controls on a test's structure (patchbench.canary._inputs_structure): lists extended, a call repeated,
+helpers moved."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+import patchbench as pb
+from patchbench.canary import _decoys_native as dn
+from patchbench.canary._decoys import (
+    EXTEND,
+    HELPERS,
+    MAX_INPUTS,
+    REPEAT,
+    STRUCTURAL,
+    is_input_key,
+    pick_inputs,
+)
+from patchbench.canary._decoys_native import plan_native_decoys
+from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_MARK, input_text
+from patchbench.canary._inputs_structure import copies
+from patchbench.canary._probing import INPUT_SHIFT
+
+#: The built-in task of each language (one each: its id starts with the prefix).
+_PREFIX = {"go": "go-", "rust": "rs-", "java": "java-", "javascript": "js-", "typescript": "ts-"}
+
+
+def _planted(language: str, shift: int = 13) -> dict[str, str]:
+    """Each structural probe's key -> the file text it was planted in (the first of its two copies)."""
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX[language]))
+    token = INPUT_SHIFT.set(shift)
+    try:
+        d = plan_native_decoys(
+            language, task, task.hidden_tests, random.Random(5), probe=True, inputs=INPUT_PLANNER
+        )
+    finally:
+        INPUT_SHIFT.reset(token)
+    out: dict[str, str] = {}
+    for name, key in d.probes.items():
+        if is_input_key(key) and int(key.rsplit("#in", 1)[1]) in STRUCTURAL and key not in out:
+            out[key] = next(t for t in d.files.values() if name in t)
+    return out
+
+
+def _text(language: str, test: str, which: int, shift: int = 13) -> str:
+    """The text planted for one variant of one test (the copy, with its helpers' copies if any)."""
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX[language]))
+    lang = {"go": dn._GO, "java": dn._JAVA, "javascript": dn._JS, "typescript": dn._TS}[language]
+    for entry in task.hidden_tests:
+        path, text = entry.path, entry.data().decode()
+        parsed = dn._parse(lang, text) if path.endswith(lang.exts) else None
+        found = next((f for k, f in dn._tests(lang, *parsed, path) if k == test), None) if parsed else None
+        if found is not None:
+            token = INPUT_SHIFT.set(shift)
+            try:
+                out = input_text(found, lang, "NEW", which, random.Random(1))
+            finally:
+                INPUT_SHIFT.reset(token)
+            assert out is not None
+            return out
+    raise AssertionError(test)
+
+
+def _variants(planted: dict[str, str]) -> set[int]:
+    return {int(k.rsplit("#in", 1)[1]) for k in planted}
+
+
+def test_rust_gets_no_structural_variant() -> None:
+    # a repeated call or a copied element may use a value already moved: it would not compile
+    assert _planted("rust") == {}
+
+
+def test_extend_appends_moved_copies_of_a_lists_elements() -> None:
+    assert EXTEND in _variants(_planted("javascript"))
+    text = _text("javascript", "lists mixed keys from the least to the most recently used", EXTEND)
+    n = 1 + 13 % 3
+    # the original five keys, then n copies, the k-th moved k times: words gain k letters, numbers k*13
+    want = ["'b'", "20", "'a'", "'3'", "7"]
+    for k in range(1, n + 1):
+        want += [
+            f"'b{'x' * k}'",
+            str(20 + 13 * k),
+            f"'a{'x' * k}'",
+            f"'{3 + 13 * k}'",
+            str(7 + 13 * k),
+        ]
+    assert f"for (const key of [{', '.join(want)}])" in text
+
+
+def test_extend_grows_java_list_of_calls() -> None:
+    assert EXTEND in _variants(_planted("java"))
+    copy = _text("java", "ReconcilerTest#settlesEqualInvoicesDueFirstWhateverTheirLines", EXTEND, shift=12)
+    copy = copy[copy.find("List<Payment> payments = List.of(") :]
+    statement = copy[: copy.find(";")]
+    # three payments, one copy each (1 + 12 % 3): six, the copies' references and amounts moved
+    assert statement.count("Payment.of(") == 6
+    assert 'Payment.of("BNK-3", "Fabrikam", "75.500")' in statement
+    assert 'Payment.of("BNK-13", "Fabrikamx", "75.17")' in statement
+    assert "List.of(february, january, march, february, january, march)" in copy
+
+
+def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
+    assert REPEAT in _variants(_planted("typescript"))
+    test = "an account loaded from the store keeps its balance, open holds and overdraft limit"
+    text = _text("typescript", test, REPEAT, shift=7)
+    copy = text[text.find("accounts.create('a-3');") :]
+    assert re.match(
+        r"accounts\.create\('a-3'\);\s+account\.deposit\(10_000\);\s+account\.deposit\(10007\);", copy
+    )
+
+
+def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
+    assert _variants(_planted("go")) == {HELPERS}
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
+    new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
+    assert new is not None
+    helper = text[new.start() : text.find("\n}\n", new.start())]
+    # strings moved (a word gains a letter), integers kept (the loop still derives depth parents)
+    assert 'fmt.Sprintf("k%dx", i)' in helper and "for i := 0; i < depth; i++" in helper
+    # the copy calls the moved helper before its report; the original test still calls chain
+    test = text[: new.start()]
+    assert f"parent, fields := {new.group(1)}(root, depth)" in test and VALUE_MARK in test
+
+
+def test_typescript_helpers_include_module_tables_placed_before_the_copy() -> None:
+    assert HELPERS in _variants(_planted("typescript"))
+    text = _text(
+        "typescript", "a cart rebuilt from its history has the same lines, coupon and totals", HELPERS, 7
+    )
+    table = re.search(r"const (cartHistoryPb\d+): CartEvent\[\] = \[", text)
+    assert table is not None
+    # node may start a top-level test before the rest of the module runs: the table comes first
+    assert text.find(f"Cart.fromHistory('c-4', {table.group(1)})") > table.start()
+    assert "sku: 'TEA-08'" in text[table.start() :] and "type: 'ItemAddedx'" in text[table.start() :]
+
+
+def test_every_structural_control_is_planted_in_every_run() -> None:
+    keys = {f"t{i}#in{j}" for i in range(3) for j in (0, 1, 2, 3, 4, 5, 6, *STRUCTURAL)}
+    for seed in range(20):
+        chosen = pick_inputs(keys, random.Random(seed))
+        assert {k for k in keys if int(k.rsplit("#in", 1)[1]) in STRUCTURAL} <= chosen
+        assert len(chosen) <= MAX_INPUTS and any(k.endswith("#in1") for k in chosen)
+
+
+@pytest.mark.parametrize("shift", [5, 6, 7])
+def test_the_number_of_copies_follows_the_secret_shift(shift: int) -> None:
+    token = INPUT_SHIFT.set(shift)
+    try:
+        assert copies() == 1 + shift % 3
+    finally:
+        INPUT_SHIFT.reset(token)
