@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..task import FileEntry, Task
+from . import _structure_py
 from ._base import (
     _text,
 )
@@ -384,7 +385,10 @@ def plan_decoys(
                 copies.append(twin.name)
                 control_keys[twin.name] = key
         for which in (
-            range(1, FIRST_SINGLE + MAX_MOVES) if inputs and not (probe and not PROBE_INPUTS.get()) else ()
+            # the single moves last: the probe limit cuts them first
+            (*range(1, FIRST_SINGLE), *STRUCTURAL, *range(FIRST_SINGLE, FIRST_SINGLE + MAX_MOVES))
+            if inputs and not (probe and not PROBE_INPUTS.get())
+            else ()
         ):
             # The same check on other inputs (several literals at once, or one; see _literal_moves): the
             # probe (twice, to see that the value is stable) reports what the code returns there; the
@@ -396,7 +400,11 @@ def plan_decoys(
             # sandbox (an oracle reading the control's source would find it there)
             for _ in range(2 if probe else 1):
                 moved_fn = _input_control(
-                    fn, _draw(fn.name, text, rng, taken), which, _module_constants(tree)
+                    fn,
+                    _draw(fn.name, text, rng, taken),
+                    which,
+                    _module_constants(tree),
+                    _structure_py.module_helpers(tree),
                 )
                 if moved_fn is None:
                     break
@@ -593,15 +601,28 @@ def _module_constants(tree: ast.Module) -> dict[str, object]:
 
 
 def _moved(
-    fn: ast.FunctionDef, at: int, check: ast.AST, which: int, consts: Mapping[str, object] | None = None
+    fn: ast.FunctionDef,
+    at: int,
+    check: ast.AST,
+    which: int,
+    consts: Mapping[str, object] | None = None,
+    helpers: Mapping[str, ast.FunctionDef] | None = None,
 ) -> tuple[list[ast.stmt], ast.AST] | None:
     """The statements before the check and the checked expression, with the ``which``-th variant's moves
-    made (see :func:`_literal_moves`); None when there is no such variant."""
+    made (see :func:`_literal_moves`), or its structure changed (:data:`STRUCTURAL`, see
+    :mod:`._structure_py`; ``helpers``: the module's functions); None when there is no such variant."""
+    setup = copy.deepcopy(fn.body[:at])
+    checked = copy.deepcopy(check)
+    if which in STRUCTURAL:
+        if which == EXTEND:
+            return (setup, checked) if _structure_py.extend([*setup, checked]) else None
+        if which == REPEAT:
+            return (setup, checked) if _structure_py.repeat(setup) else None
+        defs = _structure_py.helper_copies([*setup, checked], helpers or {})
+        return ([*defs, *setup], checked) if defs else None
     moves = _literal_moves(fn, at, check, consts).get(which)
     if not moves:
         return None
-    setup = copy.deepcopy(fn.body[:at])
-    checked = copy.deepcopy(check)
     read = _constants_read(fn, at, check, consts)
     shadows: list[ast.stmt] = []
     for where, pos, value in moves:
@@ -639,7 +660,11 @@ def _checked(stmt: ast.stmt) -> ast.expr | None:
 
 
 def _input_control(
-    fn: ast.FunctionDef, name: str, which: int = 0, consts: Mapping[str, object] | None = None
+    fn: ast.FunctionDef,
+    name: str,
+    which: int = 0,
+    consts: Mapping[str, object] | None = None,
+    helpers: Mapping[str, ast.FunctionDef] | None = None,
 ) -> ast.FunctionDef | None:
     """``fn`` up to its first check, that check's call on a moved input (see :func:`_literal_moves`),
     raising with the value it gets: a calibration probe, and the control too (the host compares the value
@@ -652,7 +677,7 @@ def _input_control(
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 return None
             continue
-        made = _moved(fn, i, checked, which, consts)
+        made = _moved(fn, i, checked, which, consts, helpers)
         if made is None:
             return None
         setup, moved = made

@@ -1,0 +1,124 @@
+"""Controls on a test's structure for pytest and Python TAP: the Python side of :mod:`._inputs_structure`.
+
+An input control of :mod:`._decoys` is the test's statements up to its first check and that check's
+computed side, recording the value. The structural variants change what those statements build instead of
+their literals:
+
+- **extend**: every list they write out gains moved copies of its elements (two or three, from the secret
+  shift; the ``k``-th copy's integers ``k`` shifts up, its strings' last digits too, a word ``k`` letters
+  longer);
+- **repeat**: the first call made as a statement of its own is made again right after, its literals moved;
+- **helpers**: the functions of the test's module that it calls (no decorator, not a test) are defined again
+  at the top of the control with their strings moved; the local definition shadows the module's, so the
+  control calls the copy and nothing else changes.
+
+The AST is edited in place on copies the caller owns.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ._probing import INPUT_SHIFT
+
+
+def copies() -> int:
+    """How many moved copies of its elements an extended list gains (from the secret shift)."""
+    return 1 + INPUT_SHIFT.get() % 3
+
+
+def _moved_value(value: Any, k: int, *, numbers: bool = True) -> Any:
+    shift = INPUT_SHIFT.get() * k
+    if type(value) is int and numbers:
+        return value + shift
+    if type(value) is not str or len(value) > 200:
+        return value
+    runs = list(re.finditer(r"[0-9]+", value))
+    if runs:  # up, without wrapping (a copy's "id-1" is not an original's "id-3")
+        run = runs[-1]
+        moved = str(int(run.group()) + shift).zfill(len(run.group()))
+        return value[: run.start()] + moved + value[run.end() :]
+    return f"{value}{'x' * k}" if re.search("[A-Za-z]", value) else value
+
+
+def move_constants(node: ast.AST, k: int, *, numbers: bool = True) -> bool:
+    """Move the literals under ``node`` in place (not dict keys, not the parts of an f-string, never a
+    boolean); whether any moved."""
+    keep: set[int] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Dict):
+            keep.update(id(c) for key in n.keys if key is not None for c in ast.walk(key))
+        elif isinstance(n, ast.JoinedStr):
+            keep.update(id(c) for c in ast.walk(n))
+    changed = False
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and id(n) not in keep:
+            new = _moved_value(n.value, k, numbers=numbers)
+            if new != n.value:
+                n.value = new
+                changed = True
+    return changed
+
+
+def extend(roots: list[ast.AST]) -> bool:
+    """Append moved copies of every list's elements (the outermost lists read under ``roots``)."""
+    done: set[int] = set()
+    changed = False
+    for root in roots:
+        for n in ast.walk(root):
+            if id(n) in done or not isinstance(n, ast.List) or not isinstance(n.ctx, ast.Load) or not n.elts:
+                continue
+            done.update(id(c) for c in ast.walk(n))
+            extra: list[ast.expr] = []
+            for k in range(1, copies() + 1):
+                for elt in n.elts:
+                    moved = copy.deepcopy(elt)
+                    move_constants(moved, k)
+                    extra.append(moved)
+            n.elts = [*n.elts, *extra]
+            changed = True
+    return changed
+
+
+def repeat(setup: list[ast.stmt]) -> bool:
+    """Insert, after the first statement that is a call of its own, that call with its literals moved."""
+    for i, stmt in enumerate(setup):
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Call, ast.Await)):
+            again = copy.deepcopy(stmt)
+            move_constants(again, 1)
+            setup.insert(i + 1, again)
+            return True
+    return False
+
+
+def module_helpers(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The module's plain functions (no decorator: not a fixture; not a test)."""
+    return {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef) and not n.decorator_list and not n.name.startswith("test")
+    }
+
+
+def helper_copies(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) -> list[ast.stmt]:
+    """The helpers ``roots`` call, defined again with their strings moved (integers kept: in a helper they
+    are loop bounds and positions more often than inputs); those whose copy would not differ are left."""
+    called = {
+        n.func.id
+        for root in roots
+        for n in ast.walk(root)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
+    }
+    out: list[ast.stmt] = []
+    for name in sorted(called):
+        again = copy.deepcopy(helpers[name])
+        body = again.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring: moving it changes nothing
+        if sum(move_constants(stmt, 1, numbers=False) for stmt in body):
+            out.append(again)
+    return out

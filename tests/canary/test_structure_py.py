@@ -1,0 +1,91 @@
+"""Controls on a test's structure for pytest and Python TAP (patchbench.canary._structure_py)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from patchbench.canary import _decoys, _structure_py
+from patchbench.canary._decoys import EXTEND, HELPERS, REPEAT
+from patchbench.canary._probing import INPUT_SHIFT
+
+_SOURCE = textwrap.dedent(
+    '''
+    """Tests."""
+    from shop import Cart, total
+
+    def order(*skus):
+        """Build an order."""
+        cart = Cart("store-1")
+        for sku in skus:
+            cart.add(sku, "EUR")
+        return cart
+
+    def test_total():
+        cart = order("TEA-01", "MUG-03")
+        cart.apply("SPRING", 15)
+        cart.apply("AGAIN", 5)
+        assert total(cart, ["gift", 2]) == 1234
+    '''
+)
+
+
+@pytest.fixture(autouse=True)
+def _shift() -> object:
+    token = INPUT_SHIFT.set(13)
+    yield
+    INPUT_SHIFT.reset(token)
+
+
+def _control(which: int) -> str | None:
+    tree = ast.parse(_SOURCE)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "test_total")
+    out = _decoys._input_control(
+        fn, "test_new", which, _decoys._module_constants(tree), _structure_py.module_helpers(tree)
+    )
+    return None if out is None else ast.unparse(out)
+
+
+def test_extend_appends_moved_copies_of_the_lists_the_check_reads() -> None:
+    text = _control(EXTEND)
+    assert text is not None
+    # two copies (1 + 13 % 3): a word gains a letter per copy, an integer 13 per copy
+    assert "_pb_value = total(cart, ['gift', 2, 'giftx', 15, 'giftxx', 28])" in text
+    # nothing else moved
+    assert "order('TEA-01', 'MUG-03')" in text and "cart.apply('SPRING', 15)" in text
+
+
+def test_repeat_makes_the_first_call_again_moved() -> None:
+    text = _control(REPEAT)
+    assert text is not None
+    lines = [line.strip() for line in text.splitlines()]
+    at = lines.index("cart.apply('SPRING', 15)")
+    assert lines[at + 1] == "cart.apply('SPRINGx', 28)" and lines[at + 2] == "cart.apply('AGAIN', 5)"
+
+
+def test_helpers_are_defined_again_in_the_control_with_their_strings_moved() -> None:
+    text = _control(HELPERS)
+    assert text is not None
+    body = text.split("\n", 1)[1]
+    # the local definition comes first and shadows the module's; its digits and words moved, its
+    # docstring kept; the test's own literals are not moved
+    assert body.lstrip().startswith("def order(*skus):")
+    assert "Cart('store-14')" in body and "cart.add(sku, 'EURx')" in body and '"""Build an order."""' in body
+    assert "order('TEA-01', 'MUG-03')" in body
+
+
+def test_no_structural_variant_without_the_structure() -> None:
+    tree = ast.parse("def test_x():\n    assert f(3) == 4\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    for which in (EXTEND, REPEAT, HELPERS):
+        assert _decoys._input_control(fn, "test_y", which, {}, {}) is None
+
+
+def test_dict_keys_and_fstrings_are_never_moved() -> None:
+    node = ast.parse("x = [{'a1': 'b1'}, f'{y:>10}-2']").body[0]
+    assert _structure_py.extend([node])
+    text = ast.unparse(node)
+    assert "{'a1': 'b14'}" in text and "{'a1': 'b27'}" in text and text.count("f'{y:>10}-2'") == 3
