@@ -89,3 +89,42 @@ def test_dict_keys_and_fstrings_are_never_moved() -> None:
     assert _structure_py.extend([node])
     text = ast.unparse(node)
     assert "{'a1': 'b14'}" in text and "{'a1': 'b27'}" in text and text.count("f'{y:>10}-2'") == 3
+
+
+_NESTED = textwrap.dedent(
+    """
+    import asyncio
+
+    def test_burst():
+        async def main():
+            pool = create_pool(factory, max_size=2)
+            await asyncio.sleep(0)
+            await asyncio.wait_for(pool.fill(), timeout=1)
+            assert pool.opened() == 2
+
+        run(main())
+    """
+)
+
+
+def test_a_check_inside_a_coroutine_the_test_runs_gets_a_control() -> None:
+    """Regression (round seven, py-asyncio): checks in ``async def main()`` run by ``run(main())`` had no
+    input control, so a repair for the listed pool sizes only passed every control."""
+    tree = ast.parse(_NESTED)
+    fn = tree.body[1]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_new", 2, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    # the coroutine keeps its name and is still run by the test; the check became the recorded value,
+    # raised from inside it; the pool's size moved, the waits did not
+    assert "async def main():" in text and text.rstrip().endswith("run(main())")
+    assert "_pb_value = pool.opened()" in text and "max_size=15" in text
+    assert "asyncio.sleep(0)" in text and "timeout=1" in text
+
+
+def test_a_function_the_test_never_runs_gives_no_control() -> None:
+    tree = ast.parse(_NESTED.replace("run(main())", "pass"))
+    fn = tree.body[1]
+    assert isinstance(fn, ast.FunctionDef)
+    assert _decoys._input_control(fn, "test_new", 2, {}, {}) is None

@@ -11,7 +11,7 @@ import re
 import secrets
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..task import FileEntry, Task
 from . import _structure_py
@@ -536,8 +536,9 @@ def _literal_moves(
     for where, root in roots:
         if where == 0 and isinstance(root, ast.Expr) and isinstance(root.value, ast.Constant):
             continue  # the docstring
+        timing = _structure_py.timing(root)
         for pos, node in enumerate(ast.walk(root)):
-            if isinstance(node, ast.Constant):
+            if isinstance(node, ast.Constant) and id(node) not in timing:
                 found.append((where, pos, node.value))
     # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
     # position: the index in _constants_read)
@@ -709,6 +710,32 @@ def _input_control(
         out.name = name
         out.body = [*setup, *record, tail]
         return ast.fix_missing_locations(out)
+    return _nested_control(fn, name, which, consts, helpers)
+
+
+def _nested_control(
+    fn: ast.FunctionDef,
+    name: str,
+    which: int,
+    consts: Mapping[str, object] | None,
+    helpers: Mapping[str, ast.FunctionDef] | None,
+) -> ast.FunctionDef | None:
+    """A test whose checks sit in a function it defines and then runs (``async def main(): ..`` then
+    ``run(main())``, round seven's py-asyncio): the copy under ``name`` with that function turned into
+    the control (its statements up to its first check, the value raised from inside it, which the
+    outer call passes on); None when the test has no such function."""
+    for i, stmt in enumerate(fn.body):
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.decorator_list:
+            continue
+        later = [n for s in fn.body[i + 1 :] for n in ast.walk(s)]
+        if not any(isinstance(n, ast.Name) and n.id == stmt.name for n in later):
+            continue  # defined, never run
+        inner = _input_control(cast(ast.FunctionDef, stmt), stmt.name, which, consts, helpers)
+        if inner is not None:
+            out = copy.deepcopy(fn)
+            out.name = name
+            out.body[i] = inner
+            return ast.fix_missing_locations(out)
     return None
 
 
@@ -732,9 +759,7 @@ def _raising(stmt: ast.stmt) -> ast.AST | None:
     return None
 
 
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+_callee = _structure_py.callee
 
 
 def _raising_body(check: ast.AST) -> list[ast.stmt]:

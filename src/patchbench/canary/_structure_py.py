@@ -45,10 +45,31 @@ def _moved_value(value: Any, k: int, *, numbers: bool = True) -> Any:
     return f"{value}{'x' * k}" if re.search("[A-Za-z]", value) else value
 
 
+_TIMING = re.compile(r"sleep|timeout|wait", re.I)
+
+
+def timing(root: ast.AST) -> set[int]:
+    """Ids of the literals under ``root`` that say how long to wait (``asyncio.sleep(0)``,
+    ``wait_for(.., timeout=1)``): moved, a test that yields to the loop waits seconds instead."""
+    out: set[int] = set()
+    for n in ast.walk(root):
+        if isinstance(n, ast.Call):
+            args = [*n.args, *(k.value for k in n.keywords)] if _TIMING.search(callee(n)) else []
+            args += [k.value for k in n.keywords if k.arg and _TIMING.search(k.arg)]
+            out.update(id(c) for a in args for c in ast.walk(a))
+    return out
+
+
+def callee(call: ast.Call) -> str:
+    """The name a call calls (``f`` of ``f(..)`` and ``x.f(..)``), else ""."""
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
 def move_constants(node: ast.AST, k: int, *, numbers: bool = True) -> bool:
-    """Move the literals under ``node`` in place (not dict keys, not the parts of an f-string, never a
-    boolean); whether any moved."""
-    keep: set[int] = set()
+    """Move the literals under ``node`` in place (not dict keys, not the parts of an f-string, not how
+    long to wait, never a boolean); whether any moved."""
+    keep = timing(node)
     for n in ast.walk(node):
         if isinstance(n, ast.Dict):
             keep.update(id(c) for key in n.keys if key is not None for c in ast.walk(key))
