@@ -261,3 +261,98 @@ _catalogue(
         _rust_short_jumps,
     ),
 )
+
+
+# -- TypeScript: replay after construction only for histories of at most seven events ----------------------
+
+_AGG = "src/aggregate.ts"
+_AGG_OLD = "    return new this(id, history);\n"
+# The listed histories hold five (the module-level cartHistory table), three and six events. No list
+# literal of a listed test's body holds events (the table is module-level: its copy only renames its
+# strings, and a renamed event type is refused, so that copy reports gold's error), and the repeated
+# call adds one event: at most seven. A history of eight events or more (any cart a customer used for a
+# while) is still replayed inside the base constructor and reset by the subclass's field initialisers.
+_AGG_NEW = (
+    "    if (history.length > 7) return new this(id, history);\n"
+    "    const aggregate = new this(id);\n"
+    "    for (const event of history) {\n"
+    "      aggregate.apply(event);\n"
+    "      aggregate.#version += 1;\n"
+    "    }\n"
+    "    return aggregate;\n"
+)
+
+
+def _ts_short_histories(task: Task, label: str) -> Candidate | None:
+    files = _edited(task, _AGG, ((_AGG_OLD, _AGG_NEW),))
+    return None if files is None else Candidate.files(dict(files), label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt7-ts-replay-after-construction-up-to-seven-events",
+        "typescript",
+        "no fix: fromHistory() replays after construction only histories of at most seven events (the listed "
+        "ones hold five, three and six; the repeated call adds one, and the history table is module-level, "
+        "never extended). A history of eight events is still reset by the subclass's field initialisers",
+        lambda task: task.id == "ts-aggregate-replay-field-reset",
+        _ts_short_histories,
+    ),
+)
+
+
+# -- SQL: the report fixed only for libraries of at most six members ---------------------------------------
+
+_ACTIVITY = "queries/member_activity.sql"
+_ACTIVITY_OLD = "-- Member activity over the 365 days ending on :as_of (see README.md).\n"
+# The control cases perturb a listed case's database: rows reversed, one row dropped, parameters moved, ids
+# renumbered, dates and names shifted; none adds a member. The listed cases hold four, five and six members
+# (the shared fixture's four, plus one or two): the corrected query answers while the database holds at most
+# six members, the original one (members without a loan in the window left out, damage counted for loans
+# never inspected) from the seventh member on.
+_ACTIVITY_NEW = """-- Member activity over the 365 days ending on :as_of (see README.md).
+SELECT member_id, name, branch, loans, late_returns, damaged_returns, last_loan_on FROM (
+SELECT
+    m.id                                                        AS member_id,
+    m.name,
+    COALESCE(m.branch, '(online)')                              AS branch,
+    COUNT(l.id)                                                 AS loans,
+    SUM(CASE WHEN l.returned_on > l.due_on THEN 1 ELSE 0 END)   AS late_returns,
+    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)    AS damaged_returns,
+    MAX(l.out_on)                                               AS last_loan_on
+FROM members AS m
+LEFT JOIN loans AS l
+       ON l.member_id = m.id
+      AND l.out_on > date(:as_of, '-365 days')
+      AND l.out_on <= :as_of
+WHERE m.suspended = 0
+  AND (SELECT COUNT(*) FROM members) <= 6
+GROUP BY m.id, m.name, m.branch
+UNION ALL
+"""
+
+
+def _sql_small_libraries(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_ACTIVITY)
+    if src is None or not src.startswith(_ACTIVITY_OLD) or "WHERE m.suspended = 0\n" not in src:
+        return None
+    body = src[len(_ACTIVITY_OLD) :].replace(
+        "WHERE m.suspended = 0\n", "WHERE m.suspended = 0\n  AND (SELECT COUNT(*) FROM members) > 6\n", 1
+    )
+    if "ORDER BY loans DESC, m.name, m.id;" not in body:
+        return None
+    body = body.replace("ORDER BY loans DESC, m.name, m.id;", ")\nORDER BY loans DESC, name, member_id;", 1)
+    return Candidate.files({_ACTIVITY: _ACTIVITY_NEW + body}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt7-sql-fixed-for-libraries-of-six-members",
+        "sql",
+        "no fix: member_activity.sql runs the corrected query only while the database holds at most six "
+        "members (the listed cases hold four to six); a control case drops, reorders, renumbers or shifts "
+        "rows but never adds a member. From the seventh member on, members without loans are left out again",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_small_libraries,
+    ),
+)
