@@ -15,9 +15,11 @@ leaves the bug in place for inputs the listed tests do not use:
 - **what helpers build from integers**: a helper's copy moves its strings, never its integers, so a
   logger field whose value is its own position (Go ``chain()``: ``With(fmt.Sprintf("k%d", i), i)``)
   is still that in every copy;
-- **structure where no structural variant exists**: Python and Rust get no extended list, repeated call
-  or helper copy, so how many bookings a day holds, or how far back a jump goes (the page count the
-  listed feeds give, which moves that grow the page size only shrink), are what the listed tests use.
+- **counts no variant grows**: Python and Rust get no extended list, repeated call or helper copy, so how
+  many bookings a day holds, or how far back a jump goes (the page count the listed feeds give, which
+  moves that grow the page size only shrink), are what the listed tests use; a node test's module-level
+  table is copied but never extended and the repeated call adds one event (a history of at most seven);
+  a SQL control case drops, reorders, renumbers or shifts rows but never adds a member.
 
 None forges a report, reads a test or a frame, or carries the fix behind a test-environment gate.
 """
