@@ -627,7 +627,7 @@ class _Probe:
 #: tens); code right only on such a grid meets an input off it.
 SHIFTS = tuple(n for n in range(7, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "25"
+CONTROLS_VERSION = "30"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -672,19 +672,21 @@ def _controls(
     plan = [("gold", Candidate.gold())] + (
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )
-    inputs = True
+    inputs = 2  # every variant (see PROBE_INPUTS)
     # how far the several-literal input variants move numbers: secret, per task (kept in the record)
     shift = secrets.choice(SHIFTS)
     for name, cand in plan:
         runs[name] = _Probe()
         v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
-        if name == "gold" and v.status is Status.UNRESOLVED and inputs:
+        while name == "gold" and v.status is Status.UNRESOLVED and inputs:
             # The variants on moved inputs are generated code: if one does not build (or breaks gold),
-            # the exact copies are still worth learning on their own.
-            inputs = False
+            # the basic ones, then the exact copies, are still worth learning on their own.
+            inputs -= 1
             runs[name] = _Probe()
             v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
-            log.info("control calibration for %s: without the input variants: %s", task.id, v.status.value)
+            log.info(
+                "control calibration for %s: input variants at level %d: %s", task.id, inputs, v.status.value
+            )
         if name == "buggy" and v.status is Status.TIMEOUT:
             # The buggy code may hang where gold does not: its values are then whatever it reported (a
             # hang fails a control as surely as another value); retrying every run would learn no more.
@@ -725,11 +727,11 @@ def _probe_run(
     repos: Sequence[str | Path],
     network: bool,
     probe: _Probe,
-    inputs: bool,
+    inputs: int,
     shift: int,
 ) -> Verdict:
-    """A probing calibration run; ``inputs`` False plants no control variant on moved inputs; ``shift`` is
-    how far the several-literal variants move numbers."""
+    """A probing calibration run; ``inputs`` says which control variants on moved inputs it plants (see
+    :data:`PROBE_INPUTS`: 0 none); ``shift`` is how far the several-literal variants move numbers."""
     token, moved = PROBE_INPUTS.set(inputs), INPUT_SHIFT.set(shift)
     try:
         return _calibration_run(task, cand, sb, cache_dir, repos, network, probe=probe)

@@ -106,17 +106,19 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert gold.status is pb.Status.RESOLVED, gold.reason
     [record] = (tmp_path / "canary").glob("controls-*.json")
-    # test_add: its copy, and its check on moved inputs (every int up by the secret shift; add(3, 3),
-    # add(2, 4): gold 6, the buggy code other)
+    # test_add: its copy, and its check on moved inputs (every int up by the secret shift, every other
+    # int scaled; add(3, 3), add(2, 4): gold 6, the buggy code other)
     assert sorted(json.loads(record.read_text())["controls"]) == [
         "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_add#in12",
         "tests/test_calc.py::test_add#in2",
         "tests/test_calc.py::test_add#in4",
         "tests/test_calc.py::test_add#in5",
     ]
-    # the copy and two input controls (one moving every int, one moving a single literal: pick_inputs)
-    assert "control tests: 3 planted, all passed" in gold.notes
-    assert (gold.controls, gold.decoys) == (3, 1)  # the verdict says what was planted
+    # the copy and three input controls (one of each several-literal kind, one moving a single literal:
+    # pick_inputs)
+    assert "control tests: 4 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (4, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"
@@ -453,6 +455,7 @@ def test_the_several_literal_variants_move_numbers_by_the_calibration_secret_shi
     from patchbench.canary._probing import INPUT_SHIFT
 
     assert shifted_digits("10:00", 37) == "10:37" and shifted_digits("1.9", 3) == "1.2"
+    assert shifted_digits("3:30", 7) == "3:37"  # no hour of two digits: digits only
     assert shifted_digits("x7", 10) == "x8"  # a full turn would leave it as it was
     assert shifted_digits("abc", 5) is None
     fn = _ast.parse("def test_x():\n    assert cost(Lot('09:50', 2, 1001)) == 501\n").body[0]
@@ -463,4 +466,7 @@ def test_the_several_literal_variants_move_numbers_by_the_calibration_secret_shi
     finally:
         INPUT_SHIFT.reset(token)
     assert ints is not None and "Lot('09:50', 22, 1021)" in _ast.unparse(ints)
-    assert strings is not None and "Lot('09:70', 2, 1001)" in _ast.unparse(strings)
+    # a time of day stays one (09:50 + 20 minutes is 10:10, not 09:70), in order with the others
+    assert strings is not None and "Lot('10:10', 2, 1001)" in _ast.unparse(strings)
+    assert shifted_digits("14:30", 31) == "15:01" and shifted_digits("2026-02-28", 13) == "2026-03-13"
+    assert shifted_digits("at 23:50", 31) == "at 00:21" and shifted_digits("v2026-13-45", 1) == "v2026-13-46"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
-from patchbench.canary._decoys import FIRST_SINGLE, STRUCTURAL, is_input_key
+from patchbench.canary._decoys import FIRST_SINGLE, RESPELL, SCALE, STRUCTURAL, is_input_key
 from patchbench.canary._decoys_native import plan_native_decoys
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_END, VALUE_MARK, native_value
 from patchbench.canary._probing import PROBE_INPUTS
@@ -85,7 +85,7 @@ def test_moved_variants_differ_from_the_unmoved_one_only_in_their_literals(langu
     seen = set()
     for key, text in by_key.items():
         j = int(key.rsplit("#in", 1)[1])
-        if j == 0 or j in STRUCTURAL:  # see test_inputs_structure.py
+        if j == 0 or j in STRUCTURAL or j in (RESPELL, SCALE):  # test_inputs_structure.py, test_respell.py
             continue
         seen.add(min(j, FIRST_SINGLE))
         base = by_key[key.rsplit("#in", 1)[0] + "#in0"]
@@ -159,7 +159,7 @@ def test_a_control_is_its_probe_and_gold_digest_stays_on_the_host(language: str)
 
 def test_a_calibration_that_probes_copies_only_plants_no_variant() -> None:
     task = _task("go")
-    token = PROBE_INPUTS.set(False)
+    token = PROBE_INPUTS.set(0)
     try:
         d = plan_native_decoys(
             "go", task, task.hidden_tests, random.Random(3), probe=True, inputs=INPUT_PLANNER

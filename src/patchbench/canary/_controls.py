@@ -16,7 +16,7 @@ from typing import Any
 
 from ..results import TestResult
 from ..task import Task
-from ._decoys import INPUT_KEY, is_input_key, reported_value
+from ._decoys import INPUT_KEY, STRUCTURAL, is_input_key, reported_value
 from ._inputs_native import native_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
@@ -54,7 +54,14 @@ def learn_controls(
             theirs = {read(r.message) for r in (buggy or {}).get(key, ())}
             value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
             informative = not any(same_value(t, value) for t in theirs) if value is not None else False
-            if value is not None and informative and (native or value not in _written(task, key)):
+            # a structural variant may keep the listed expectation (more of the same records merge to
+            # the same blocks): what it tests is the structure, not the value
+            structural = int(key.rsplit(INPUT_KEY, 1)[1]) in STRUCTURAL
+            if (
+                value is not None
+                and informative
+                and (native or structural or value not in _written(task, key))
+            ):
                 found[key] = {"informative": True, "expect": value}
             continue
         if not sql:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import datetime
 import json
 import random
 import re
@@ -14,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..task import FileEntry, Task
-from . import _structure_py
+from . import _respell, _structure_py
 from ._base import (
     _text,
 )
-from ._probing import INPUT_SHIFT, PROBE_INPUTS
+from ._probing import BASIC_VARIANTS, INPUT_SHIFT, PROBE_INPUTS
 
 #: Suffixes a decoy's name is drawn from: it reads like a variant the task's own authors could have written.
 _DECOY_WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
@@ -386,15 +387,17 @@ def plan_decoys(
                 control_keys[twin.name] = key
         for which in (
             # the single moves last: the probe limit cuts them first
-            (*range(1, FIRST_SINGLE), *STRUCTURAL, *range(FIRST_SINGLE, FIRST_SINGLE + MAX_MOVES))
+            (*SEVERAL, *STRUCTURAL, *range(FIRST_SINGLE, FIRST_SINGLE + MAX_MOVES))
             if inputs and not (probe and not PROBE_INPUTS.get())
             else ()
         ):
             # The same check on other inputs (several literals at once, or one; see _literal_moves): the
             # probe (twice, to see that the value is stable) reports what the code returns there; the
             # control is the same probe, graded on the host against what gold returned.
+            if probe and PROBE_INPUTS.get() < 2 and which not in BASIC_VARIANTS:
+                continue
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and sum(map(is_input_key, probes.values())) < 5 * MAX_PROBES) or ikey in chosen):
+            if not ((probe and sum(map(is_input_key, probes.values())) < 8 * MAX_PROBES) or ikey in chosen):
                 continue
             # planted as the probe itself, graded by the host: gold's value is never written into the
             # sandbox (an oracle reading the control's source would find it there)
@@ -451,22 +454,43 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 12
+MAX_INPUTS = 24
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
 #: Input variants that change a test's structure (lists extended, a call repeated, helpers moved: see
 #: :mod:`._inputs_structure`), after the single moves.
-EXTEND, REPEAT, HELPERS = range(FIRST_SINGLE + MAX_MOVES, FIRST_SINGLE + MAX_MOVES + 3)
-STRUCTURAL = (EXTEND, REPEAT, HELPERS)
+EXTEND, REPEAT, HELPERS, TABLES = range(FIRST_SINGLE + MAX_MOVES, FIRST_SINGLE + MAX_MOVES + 4)
+#: Two more variants that move several literals at once (see :mod:`._respell`), after the structural ones.
+RESPELL, SCALE = TABLES + 1, TABLES + 2
+#: One more structural variant: every list's elements written again as they are (more of the same
+#: records: what overlaps or touches still does, where moved copies may cover it).
+DOUBLE = SCALE + 1
+STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE)
+#: The variants that move several literals at once.
+SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE)
 
 
 def shifted_digits(text: str, shift: int) -> str | None:
     """``text`` with its last run of digits moved up by ``shift``, keeping its width (it wraps: ``"10:00"``
-    by 37 is ``"10:37"``, ``"1.9"`` by 3 is ``"1.2"``); None when it has no digit."""
+    by 37 is ``"10:37"``, ``"1.9"`` by 3 is ``"1.2"``); a time of day ending the text moves ``shift``
+    minutes later (``"14:30"`` by 31 is ``"15:01"``) and an ISO date ``shift`` days later
+    (``"2026-02-28"`` by 13 is ``"2026-03-13"``), so they stay valid and in order; None when it has no
+    digit."""
     runs = list(re.finditer(r"[0-9]+", text))
     if not runs:
         return None
+    clock = re.search(r"(?<!\d)([01]\d|2[0-3]):([0-5]\d)$", text)
+    if clock is not None:
+        # a time of day: later by ``shift`` minutes, the hour carried ("14:30" by 31 is "15:01": what
+        # was in order, or touched, still is; "14:61" no clock reads)
+        minutes = (int(clock.group(1)) * 60 + int(clock.group(2)) + shift) % 1440
+        return f"{text[: clock.start()]}{minutes // 60:02d}:{minutes % 60:02d}"
+    day = re.search(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})$", text)
+    if day is not None:
+        with contextlib.suppress(ValueError):
+            later = datetime.date(*map(int, day.groups())) + datetime.timedelta(days=shift)
+            return text[: day.start()] + later.isoformat()
     run = runs[-1]
     width = len(run.group())
     moved = (int(run.group()) + shift) % (10**width)
@@ -489,7 +513,7 @@ def pick_inputs(keys: Collection[str], rng: secrets.SystemRandom | random.Random
     of the several-literal kinds; the unmoved variant (0) only when there is nothing else (its body still
     differs from the original's)."""
     structural = sorted(k for k in keys if _variant(k) in STRUCTURAL)
-    groups = [sorted(k for k in keys if _variant(k) == j) for j in range(1, FIRST_SINGLE)]
+    groups = [sorted(k for k in keys if _variant(k) == j) for j in SEVERAL]
     singles = sorted(k for k in keys if FIRST_SINGLE <= _variant(k) < FIRST_SINGLE + MAX_MOVES)
     out = structural + [rng.choice(g) for g in groups if g]
     if singles:
@@ -532,6 +556,7 @@ def _literal_moves(
     the statement ``fn.body[j]`` and -2 a module constant the test reads, position the literal's index in
     ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
     found: list[tuple[int, int, object]] = []
+    written: list[tuple[int, int, int, int]] = []  # (line, column, where, position) of each int
     roots: list[tuple[int, ast.AST]] = [(-1, check), *((j, fn.body[j]) for j in reversed(range(at)))]
     for where, root in roots:
         if where == 0 and isinstance(root, ast.Expr) and isinstance(root.value, ast.Constant):
@@ -540,6 +565,8 @@ def _literal_moves(
         for pos, node in enumerate(ast.walk(root)):
             if isinstance(node, ast.Constant) and id(node) not in timing:
                 found.append((where, pos, node.value))
+                if type(node.value) is int:
+                    written.append((node.lineno, node.col_offset, where, pos))
     # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
     # position: the index in _constants_read)
     found += [(-2, i, (consts or {})[n]) for i, n in enumerate(_constants_read(fn, at, check, consts))]
@@ -552,7 +579,22 @@ def _literal_moves(
     words: list[tuple[int, int, int | str]] = [
         (w, p, f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200 and not re.search("[0-9]", v)
     ]
-    for j, moves in ((1, strings), (2, ints), (3, words if words != strings else [])):
+    respelled: list[tuple[int, int, int | str]] = [
+        (w, p, new) for w, p, v in found if type(v) is str and (new := _respell.respelled(v)) is not None
+    ]
+    value = {(w, p): v for w, p, v in found}
+    scaled: list[tuple[int, int, int | str]] = [
+        (w, p, big)
+        for i, (_, _, w, p) in enumerate(sorted(written))
+        if (big := _respell.scaled(cast(int, value[w, p]), i)) is not None
+    ]
+    for j, moves in (
+        (1, strings),
+        (2, ints),
+        (3, words if words != strings else []),
+        (RESPELL, respelled),
+        (SCALE, scaled),
+    ):
         if moves:
             out[j] = moves
     singles = [(w, p, m) for w, p, v in found for m in _moved_values(v)]
@@ -615,10 +657,13 @@ def _moved(
     setup = copy.deepcopy(fn.body[:at])
     checked = copy.deepcopy(check)
     if which in STRUCTURAL:
-        if which == EXTEND:
-            return (setup, checked) if _structure_py.extend([*setup, checked]) else None
+        if which in (EXTEND, DOUBLE):
+            extended = _structure_py.extend([*setup, checked], moved=which == EXTEND)
+            return (setup, checked) if extended else None
         if which == REPEAT:
             return (setup, checked) if _structure_py.repeat(setup) else None
+        if which == TABLES:
+            return None  # module tables are module constants here: moved by variants 1 to 3
         defs = _structure_py.helper_copies([*setup, checked], helpers or {})
         return ([*defs, *setup], checked) if defs else None
     moves = _literal_moves(fn, at, check, consts).get(which)

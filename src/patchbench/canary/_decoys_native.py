@@ -46,7 +46,7 @@ from ._decoys import (
     is_input_key,
     pick_inputs,
 )
-from ._probing import PROBE_INPUTS
+from ._probing import BASIC_VARIANTS, PROBE_INPUTS
 
 Node = Any
 
@@ -1072,6 +1072,8 @@ def plan_native_decoys(
             # Controls on moved inputs: the copy's checks record their values (see _inputs_native).
             planted = False
             for which, _ in inputs.variants(hit, lang, rng):
+                if probe and PROBE_INPUTS.get() < 2 and which not in (0, *BASIC_VARIANTS):
+                    continue
                 ikey = f"{key}{INPUT_KEY}{which}"
                 if not probe and ikey not in chosen:
                     continue

@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._decoys import FIRST_SINGLE, shifted_digits
+from . import _respell
+from ._decoys import FIRST_SINGLE, RESPELL, SCALE, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -347,7 +348,15 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     # words only (a name, a label; not a date or a number written as a string, which may no longer parse)
     words = [(n.start_byte, n.end_byte, new) for n, kind in movable if kind == "string" and _wordy(_t(src, n))
              and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
-    for j, moves in ((1, strings), (2, numbers), (3, words if words != strings else [])):
+    respelled = [(n.start_byte, n.end_byte, new) for n, kind in movable
+                 if kind == "string" and (new := _respelled(_t(src, n))) is not None]  # fmt: skip
+    ints = sorted((n.start_byte, n.end_byte, m) for n, kind in movable
+                  if kind == "number" and (m := _FAR.match(_t(src, n))) is not None)  # fmt: skip
+    scaled = [(s, e, f"{big}{m.group(2) or ''}") for i, (s, e, m) in enumerate(ints)
+              if (big := _respell.scaled(int(m.group(1)), i)) is not None]  # fmt: skip
+    several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
+               (SCALE, scaled))  # fmt: skip
+    for j, moves in several:
         if moves:
             out[j] = moves
     singles = [(n.start_byte, n.end_byte, new) for n, kind in movable
@@ -355,6 +364,15 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     for j, move in enumerate(singles[:MAX_MOVES], start=FIRST_SINGLE):
         out[j] = [move]
     return out
+
+
+def _respelled(text: str) -> str | None:
+    """A string literal respelled (:func:`._respell.respelled`); None with escapes."""
+    quote = text[:1]
+    if len(text) < 2 or quote not in "\"'`" or text[-1] != quote or "\\" in text or "${" in text:
+        return None
+    body = _respell.respelled(text[1:-1])
+    return None if body is None else quote + body + quote
 
 
 def _wordy(literal: str) -> bool:

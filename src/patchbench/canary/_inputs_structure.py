@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from ._decoys import EXTEND, HELPERS, REPEAT
+from ._decoys import DOUBLE, EXTEND, HELPERS, REPEAT, TABLES
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
 from ._probing import INPUT_SHIFT
 
@@ -42,7 +42,7 @@ def copies() -> int:
     return 1 + INPUT_SHIFT.get() % 3
 
 
-def _moved_leaf(text: str, kind: str, k: int) -> str | None:
+def _moved_leaf(text: str, kind: str, k: int, words: bool = True) -> str | None:
     """A literal moved ``k`` times the secret shift: an integer up, a string's last run of digits up; a
     string with a letter and no digit gains ``k`` letters (so the copies of a key stay distinct)."""
     shift = INPUT_SHIFT.get() * k
@@ -60,14 +60,16 @@ def _moved_leaf(text: str, kind: str, k: int) -> str | None:
         run = runs[-1]
         moved = str(int(run.group()) + shift).zfill(len(run.group()))
         return text[0] + body[: run.start()] + moved + body[run.end() :] + text[0]
-    if re.search(r"[A-Za-z]", body):
+    if words and re.search(r"[A-Za-z]", body):
         return text[0] + body + "x" * k + text[0]
     return None
 
 
-def _moved_text(src: bytes, node: Node, lang: _Lang, k: int, *, numbers: bool = True) -> tuple[str, bool]:
+def _moved_text(
+    src: bytes, node: Node, lang: _Lang, k: int, *, numbers: bool = True, words: bool = True
+) -> tuple[str, bool]:
     """The text of ``node`` with its literals moved (map keys and booleans never; integers only when
-    ``numbers``), and whether any was."""
+    ``numbers``, words only when ``words``), and whether any was."""
     keys = _key_nodes(node)
     edits: list[tuple[int, int, str]] = []
     for n in _walk(node):
@@ -75,7 +77,7 @@ def _moved_text(src: bytes, node: Node, lang: _Lang, k: int, *, numbers: bool = 
         if kind == "number" and not numbers:
             continue
         if kind in ("number", "string") and n.id not in keys:
-            new = _moved_leaf(_t(src, n), kind, k)
+            new = _moved_leaf(_t(src, n), kind, k, words)
             if new is not None:
                 edits.append((n.start_byte, n.end_byte, new))
     out = src[node.start_byte : node.end_byte]
@@ -107,7 +109,9 @@ def _elements(node: Node, lang: _Lang, src: bytes) -> list[Node] | None:
         args = node.child_by_field_name("arguments")
         if obj is None or name is None or args is None or (_t(src, obj), _t(src, name)) not in _JAVA_LISTS:
             return None
-        return _named(args)
+        elems = _named(args)
+        # List.of(xs) may pass an array as the varargs: more of it would be a list of arrays
+        return None if len(elems) == 1 and elems[0].type == "identifier" else elems
     if g == "java" and node.type == "array_initializer":
         return _named(node)
     return None
@@ -121,18 +125,32 @@ _Edits = list[tuple[int, int, str]]
 _Spans = list[tuple[int, int]]
 
 
-def _extend(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edits:
-    src = found.src
-    edits: list[tuple[int, int, str]] = []
-    done: list[tuple[int, int]] = []
-    for n in _walk(found.body):
-        if n.end_byte > report_at or not _outside(checks, n) or not _outside(done, n):
+def _extensions(
+    src: bytes,
+    root: Node,
+    lang: _Lang,
+    *,
+    skip: _Spans | None = None,
+    upto: int | None = None,
+    words: bool = True,
+    moved: bool = True,
+) -> _Edits:
+    """Edits appending moved copies to the elements of every outermost list under ``root`` (outside the
+    ``skip`` spans, ending before ``upto``); a word in a copy gains letters only when ``words``."""
+    edits: _Edits = []
+    done: _Spans = []
+    for n in _walk(root):
+        if (upto is not None and n.end_byte > upto) or not _outside([*(skip or []), *done], n):
             continue
         elems = _elements(n, lang, src)
         if not elems:
             continue
         done.append((n.start_byte, n.end_byte))
-        extra = [_moved_text(src, e, lang, k)[0] for k in range(1, copies() + 1) for e in elems]
+        extra = [
+            _moved_text(src, e, lang, k, words=words)[0] if moved else _t(src, e)
+            for k in range(1, copies() + 1)
+            for e in elems
+        ]
         edits.append((elems[-1].end_byte, elems[-1].end_byte, "".join(f", {x}" for x in extra)))
     return edits
 
@@ -156,11 +174,11 @@ def _repeat(found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: r
             continue
         if found.param and re.search(rf"\b{re.escape(found.param)}\b", _t(src, stmt)):
             continue
-        text, _ = _moved_text(src, stmt, lang, 1)
         line = src.rfind(b"\n", 0, stmt.start_byte) + 1
         indent = src[line : stmt.start_byte].decode("utf-8", "replace")
         indent = indent[: len(indent) - len(indent.lstrip())]
-        return [(stmt.end_byte, stmt.end_byte, f"\n{indent}{text}")]
+        again = "".join(f"\n{indent}{_moved_text(src, stmt, lang, k)[0]}" for k in range(1, copies() + 1))
+        return [(stmt.end_byte, stmt.end_byte, again)]
     return []
 
 
@@ -223,10 +241,25 @@ def _references(found: _Found, lang: _Lang, name: str, upto: int, checks: _Spans
     return out
 
 
+def _tables_extended(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its lists extended (the copies' integers and digits moved, their words kept:
+    an event's type must stay one the code knows)."""
+    edits = _extensions(src, node, lang, words=False)
+    out = src[node.start_byte : node.end_byte]
+    for s, e, new in sorted(edits, reverse=True):
+        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
+    return out.decode("utf-8", "replace"), bool(edits)
+
+
 def _helper_copies(
-    found: _Found, lang: _Lang, checks: _Spans, report_at: int, rng: random.Random
+    found: _Found,
+    lang: _Lang,
+    checks: _Spans,
+    report_at: int,
+    rng: random.Random,
+    change: Callable[[bytes, Node, _Lang], tuple[str, bool]],
 ) -> tuple[_Edits, list[str]]:
-    """Edits renaming the helpers the test reads, and the text of their moved copies."""
+    """Edits renaming the helpers the test reads, and the text of their copies changed by ``change``."""
     src = found.src
     text = src.decode("utf-8", "replace")
     edits: _Edits = []
@@ -235,7 +268,7 @@ def _helper_copies(
         refs = _references(found, lang, name, report_at, checks)
         if not refs:
             continue
-        moved, changed = _strings_moved(src, item, lang)
+        moved, changed = change(src, item, lang)
         if not changed:
             continue
         while True:
@@ -261,13 +294,15 @@ def structural(
     if lang.grammar not in _GRAMMARS:
         return {}
     out: dict[int, tuple[_Edits, list[str]]] = {}
-    ext = _extend(found, lang, checks, report_at)
-    if ext:
-        out[EXTEND] = (ext, [])
+    for j, moved in ((EXTEND, True), (DOUBLE, False)):
+        ext = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, moved=moved)
+        if ext:
+            out[j] = (ext, [])
     rep = _repeat(found, lang, checks, report_at, fails)
     if rep:
         out[REPEAT] = (rep, [])
-    renames, items = _helper_copies(found, lang, checks, report_at, rng)
-    if items:
-        out[HELPERS] = (renames, items)
+    for j, change in ((HELPERS, _strings_moved), (TABLES, _tables_extended)):
+        renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
+        if items:
+            out[j] = (renames, items)
     return out

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-#: False while a calibration probes the exact copies only (its first try, with every variant planted,
-#: did not build or did not pass on gold): then no variant on moved inputs is planted.
-PROBE_INPUTS: ContextVar[bool] = ContextVar("PROBE_INPUTS", default=True)
+#: Which variants on moved inputs a calibration's probes plant: 2 every one; 1 only those that move
+#: literals one by one or several at once by the shift (1 to 6: its second try, when the first did not
+#: build or did not pass on gold, so a structural or rescaled variant that breaks the file costs only
+#: those); 0 none, the exact copies only (its third try).
+PROBE_INPUTS: ContextVar[int] = ContextVar("PROBE_INPUTS", default=2)
+#: The variants a calibration still probes at level 1 of :data:`PROBE_INPUTS`.
+BASIC_VARIANTS = range(1, 7)
 
 #: How far the several-literal input variants move numbers (every integer, and the last run of digits of
 #: every string): drawn at random by each task's calibration and kept in its host-side record, so code

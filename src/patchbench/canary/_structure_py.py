@@ -21,7 +21,7 @@ import ast
 import copy
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from ._probing import INPUT_SHIFT
 
@@ -85,24 +85,47 @@ def move_constants(node: ast.AST, k: int, *, numbers: bool = True) -> bool:
     return changed
 
 
-def extend(roots: list[ast.AST]) -> bool:
-    """Append moved copies of every list's elements (the outermost lists read under ``roots``)."""
+def extend(roots: list[ast.AST], *, moved: bool = True) -> bool:
+    """Append copies of every list's elements (the outermost lists read under ``roots``, and the
+    arguments of a call that passes records one by one), moved unless not ``moved``."""
     done: set[int] = set()
     changed = False
     for root in roots:
         for n in ast.walk(root):
-            if id(n) in done or not isinstance(n, ast.List) or not isinstance(n.ctx, ast.Load) or not n.elts:
+            if id(n) in done:
+                continue
+            if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and n.elts:
+                n.elts = [*n.elts, *_moved_copies(n.elts, moved)]
+            elif isinstance(n, ast.Call) and _records(n.args) and not n.keywords:
+                n.args = [*n.args, *_moved_copies(n.args, moved)]
+            else:
                 continue
             done.update(id(c) for c in ast.walk(n))
-            extra: list[ast.expr] = []
-            for k in range(1, copies() + 1):
-                for elt in n.elts:
-                    moved = copy.deepcopy(elt)
-                    move_constants(moved, k)
-                    extra.append(moved)
-            n.elts = [*n.elts, *extra]
             changed = True
     return changed
+
+
+def _records(args: list[ast.expr]) -> bool:
+    """Arguments that read as a list passed one by one: two or more tuples of one length (``make(("09:00",
+    "10:00"), ("10:00", "11:30"))``, ``iv((0, 10), (5, 20))``)."""
+    return (
+        len(args) >= 2
+        and all(isinstance(a, ast.Tuple) for a in args)
+        and len({len(cast(ast.Tuple, a).elts) for a in args}) == 1
+    )
+
+
+def _moved_copies(elts: list[ast.expr], moved: bool) -> list[ast.expr]:
+    """:func:`copies` copies of ``elts``, the ``k``-th with its literals moved ``k`` times (when
+    ``moved``)."""
+    out: list[ast.expr] = []
+    for k in range(1, copies() + 1):
+        for elt in elts:
+            again = copy.deepcopy(elt)
+            if moved:
+                move_constants(again, k)
+            out.append(again)
+    return out
 
 
 def repeat(setup: list[ast.stmt]) -> bool:

@@ -1,0 +1,90 @@
+"""Literals respelled and integers scaled (patchbench.canary._respell), in Python and native controls."""
+
+from __future__ import annotations
+
+import ast
+import random
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+
+import patchbench as pb
+from patchbench.canary import _decoys
+from patchbench.canary import _decoys_native as dn
+from patchbench.canary._decoys import DOUBLE, RESPELL, SCALE
+from patchbench.canary._inputs_native import input_text
+from patchbench.canary._probing import INPUT_SHIFT
+from patchbench.canary._respell import respelled, scaled
+
+
+@pytest.fixture(autouse=True)
+def _shift() -> Iterator[None]:
+    token = INPUT_SHIFT.set(13)
+    yield
+    INPUT_SHIFT.reset(token)
+
+
+def test_a_decimal_gains_a_trailing_zero() -> None:
+    assert respelled("120.30") == "120.300"
+    assert respelled("-0.5") == "-0.50"
+    assert respelled("120") is None and respelled("1.2.3") is None and respelled("plain") is None
+
+
+def test_accented_letters_become_other_accented_letters() -> None:
+    out = respelled("Crème brûlée")
+    assert out is not None and len(out) == len("Crème brûlée")
+    assert [a == b for a, b in zip(out, "Crème brûlée", strict=True)] == [c.isascii() for c in "Crème brûlée"]
+    assert all(not c.isascii() and c.isalpha() for c, o in zip(out, "Crème brûlée", strict=True) if c != o)
+    # case is kept, and a letter outside the table still moves
+    upper = respelled("İstanbul")
+    assert upper is not None and upper[0].isupper() and upper[0] != "İ" and upper[1:] == "stanbul"
+
+
+def test_every_other_integer_is_scaled_by_the_square_of_the_shift() -> None:
+    assert [scaled(v, i) for i, v in enumerate([10, 4, 7, 0, 0])] == [1690, None, 1183, None, None]
+
+
+def test_python_controls_respell_and_scale() -> None:
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            def test_x():
+                line = Line("consulting", "2.5", "48.12", 3)
+                assert total([line], "Café", 10, 4) == 1
+            """
+        )
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    respell = _decoys._input_control(fn, "test_y", RESPELL, {}, {})
+    scale = _decoys._input_control(fn, "test_y", SCALE, {}, {})
+    double = _decoys._input_control(fn, "test_y", DOUBLE, {}, {})
+    assert respell is not None and scale is not None and double is not None
+    assert "Line('consulting', '2.50', '48.120', 3)" in ast.unparse(respell)
+    assert "'Caf" in ast.unparse(respell) and "'Café'" not in ast.unparse(respell)
+    # ints in the order written: 3 (scaled), 10, 4 (scaled)
+    assert "Line('consulting', '2.5', '48.12', 507)" in ast.unparse(scale)
+    assert "total([line], 'Café', 10, 676)" in ast.unparse(scale)
+    # the list written again as it is, as many times as the moved copies (1 + 13 % 3)
+    assert "total([line, line, line], 'Café', 10, 4)" in ast.unparse(double)
+
+
+def test_native_controls_scale_apart_and_respell() -> None:
+    task = next(t for t in pb.load("builtin").tasks if t.id == "rs-feed-scrollback-short-page")
+    entry = next(e for e in task.hidden_tests if e.path.endswith(".rs"))
+    parsed = dn._parse(dn._RUST, entry.data().decode())
+    assert parsed is not None
+    found = next(f for k, f in dn._tests(dn._RUST, *parsed, entry.path) if k.endswith("with_a_short_tail"))
+    text = input_text(found, dn._RUST, "new_name", SCALE, random.Random(1))
+    # a feed of 1690 entries by 4 (a short last page still): its length scaled, its page size kept
+    assert text is not None and "let f = feed(1690, 4);" in text
+    java = next(t for t in pb.load("builtin").tasks if t.id == "java-reconcile-fractional-quantity")
+    entry = next(e for e in java.hidden_tests if e.path.endswith(".java"))
+    parsed = dn._parse(dn._JAVA, entry.data().decode())
+    assert parsed is not None
+    found = next(f for k, f in dn._tests(dn._JAVA, *parsed, entry.path) if k.endswith("FractionalHours"))
+    text = input_text(found, dn._JAVA, "newName", RESPELL, random.Random(1))
+    assert text is not None
+    assert 'InvoiceLine.of("consulting, hours", "2.50", "48.120")' in text
+    assert 'Payment.of("BNK-88121", "NORTHWIND", "120.300")' in text
