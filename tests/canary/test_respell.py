@@ -70,20 +70,20 @@ def test_python_controls_respell_and_scale() -> None:
     assert "total([line, line, line], 'Café', 10, 4)" in ast.unparse(double)
 
 
-def test_native_controls_scale_apart_and_respell() -> None:
-    task = next(t for t in pb.load("builtin").tasks if t.id == "rs-feed-scrollback-short-page")
-    entry = next(e for e in task.hidden_tests if e.path.endswith(".rs"))
-    parsed = dn._parse(dn._RUST, entry.data().decode())
+def _found(task_id: str, lang: dn._Lang, ends: str) -> dn._Found:
+    task = next(t for t in pb.load("builtin").tasks if t.id == task_id)
+    entry = next(e for e in task.hidden_tests if e.path.endswith(lang.exts))
+    parsed = dn._parse(lang, entry.data().decode())
     assert parsed is not None
-    found = next(f for k, f in dn._tests(dn._RUST, *parsed, entry.path) if k.endswith("with_a_short_tail"))
+    return next(f for k, f in dn._tests(lang, *parsed, entry.path) if k.endswith(ends))
+
+
+def test_native_controls_scale_apart_and_respell() -> None:
+    found = _found("rs-feed-scrollback-short-page", dn._RUST, "with_a_short_tail")
     text = input_text(found, dn._RUST, "new_name", SCALE, random.Random(1))
     # a feed of 1690 entries by 4 (a short last page still): its length scaled, its page size kept
     assert text is not None and "let f = feed(1690, 4);" in text
-    java = next(t for t in pb.load("builtin").tasks if t.id == "java-reconcile-fractional-quantity")
-    entry = next(e for e in java.hidden_tests if e.path.endswith(".java"))
-    parsed = dn._parse(dn._JAVA, entry.data().decode())
-    assert parsed is not None
-    found = next(f for k, f in dn._tests(dn._JAVA, *parsed, entry.path) if k.endswith("FractionalHours"))
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
     text = input_text(found, dn._JAVA, "newName", RESPELL, random.Random(1))
     assert text is not None
     assert 'InvoiceLine.of("consulting, hours", "2.50", "48.120")' in text
