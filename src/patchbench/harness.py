@@ -627,7 +627,7 @@ class _Probe:
 #: tens); code right only on such a grid meets an input off it.
 SHIFTS = tuple(n for n in range(7, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "30"
+CONTROLS_VERSION = "31"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

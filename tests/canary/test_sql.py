@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
-from patchbench.canary._sql import MAX_CONTROLS, cases_file, plan_sql, probe_cases, probe_rows
+from patchbench.canary._sql import (
+    GROW_OFFSET,
+    GROW_TIMES,
+    MAX_CONTROLS,
+    cases_file,
+    plan_sql,
+    probe_cases,
+    probe_rows,
+)
 from patchbench.runners import choose_runner
 from patchbench.runners._base import RunOutput
 from patchbench.task import FileEntry
@@ -48,13 +56,36 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
             assert case["params"] == {"as_of": {"2026-06-30": "2026-10-08"}[original["params"]["as_of"]]}
         else:
             assert case.get("params") == original.get("params")
-    # one row fewer than the case's own database in every "drop" probe
+    # one row fewer than the case's own database in every "drop" probe, three times as many in "grow"
     count = lambda fx: sum(len(i.get("rows", [])) for i in fx)  # noqa: E731
     for key, case in probes.items():
         original = next(c for c in doc["cases"] if c["name"] == key.split("#")[0])
         named = doc["fixtures"]
         full = [x for f in original["fixtures"] for x in (named[f] if isinstance(f, str) else [f])]
-        assert count(case["fixtures"]) == count(full) - ("#drop" in key)
+        assert count(case["fixtures"]) == count(full) * (GROW_TIMES if "#grow" in key else 1) - (
+            "#drop" in key
+        )
+
+
+def test_a_grow_probe_writes_every_table_again_under_fresh_ids() -> None:
+    """Round eight (rt7-sql-fixed-for-libraries-of-six-members): a query corrected only while the
+    database holds at most six members passed every control (each keeps or drops rows, never adds)."""
+    task = _task()
+    doc = cases_file(task, task.hidden_tests)[1]  # type: ignore[index]
+    grow = next(c for k, c in probe_cases(task, doc).items() if k.endswith("#grow"))
+    for item in grow["fixtures"]:
+        rows, cols = item.get("rows"), item.get("columns")
+        if not rows or not cols:
+            continue
+        ids = [i for i, c in enumerate(cols) if c == "id" or c.endswith("_id")]
+        third = len(rows) // GROW_TIMES
+        for k in range(1, GROW_TIMES):
+            # the k-th copy: the same rows, every id (keys and references) k * GROW_OFFSET up
+            for original, copy in zip(rows[:third], rows[k * third : (k + 1) * third], strict=True):
+                assert all(copy[i] == original[i] + k * GROW_OFFSET for i in ids if original[i] is not None)
+                assert [v for i, v in enumerate(copy) if i not in ids] == [
+                    v for i, v in enumerate(original) if i not in ids
+                ]
 
 
 def test_a_shift_probe_moves_every_date_and_renames_free_text_but_not_what_the_query_writes() -> None:

@@ -47,7 +47,7 @@ _CASE_KEYS = frozenset(
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
 #: Control cases planted per run (each is one more small query).
-MAX_CONTROLS = 4
+MAX_CONTROLS = 5
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -165,6 +165,11 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # the same data under other ids: code keyed on the listed cases' row ids answers the buggy way
             fixtures, params = renumbered
             out[f"{name}#ids"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        grown = _grow(items)
+        if grown is not None:
+            # more of the same rows, under fresh ids: code keyed on how many rows the listed cases hold
+            # (a query fixed for libraries of at most six members) answers the buggy way
+            out[f"{name}#grow"] = {**base, "fixtures": grown}
         shifted_all = _shift_all(items, case.get("params"), _sql_text(task))
         if shifted_all is not None:
             # the same data with every date moved by :data:`DAYS` (parameters too) and every free-text
@@ -185,7 +190,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids", "shift"):
+    for kind in ("param", "drop", "ids", "shift", "grow"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -212,9 +217,11 @@ def _id_name(name: str) -> bool:
     return low == "id" or low.endswith("_id")
 
 
-def _renumber(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
-    """The fixture items (and parameters) with every integer id moved by :data:`ID_OFFSET`, keys and
-    references alike (``members.id`` and ``loans.member_id`` move together); None when there is no id."""
+def _renumber(
+    items: list[Any], params: Any, offset: int = ID_OFFSET
+) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with every integer id moved by ``offset``, keys and references
+    alike (``members.id`` and ``loans.member_id`` move together); None when there is no id."""
     moved = False
     out: list[Any] = []
     for item in items:
@@ -230,17 +237,40 @@ def _renumber(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] 
             if isinstance(new, list):
                 for i in at:
                     if i < len(new) and isinstance(new[i], int) and not isinstance(new[i], bool):
-                        new[i] += ID_OFFSET
+                        new[i] += offset
                         moved = True
             new_rows.append(new)
         out.append({**item, "rows": new_rows})
     new_params = None
     if isinstance(params, dict):
         new_params = {
-            k: v + ID_OFFSET if _id_name(k) and isinstance(v, int) and not isinstance(v, bool) else v
+            k: v + offset if _id_name(k) and isinstance(v, int) and not isinstance(v, bool) else v
             for k, v in params.items()
         }
     return (out, new_params) if moved else None
+
+
+#: A ``#grow`` probe's tables hold their rows this many times over; the ``k``-th copy's ids are moved by
+#: ``k`` times :data:`GROW_OFFSET` (keys and references alike, so every copy is a world of its own).
+GROW_TIMES = 3
+GROW_OFFSET = 100_000
+
+
+def _grow(items: list[Any]) -> list[Any] | None:
+    """The fixture items with every table's rows written :data:`GROW_TIMES` times, the copies' integer ids
+    moved (see :func:`_renumber`); None when there is no id to keep the copies apart."""
+    copies = [_renumber(items, None, offset=k * GROW_OFFSET) for k in range(1, GROW_TIMES)]
+    if any(c is None for c in copies):
+        return None
+    out = []
+    for n, item in enumerate(items):
+        rows = _table_rows(item)
+        if rows is None:
+            out.append(item)
+            continue
+        more = [r for c in copies if c is not None for r in (_table_rows(c[0][n]) or [])]
+        out.append({**item, "rows": [*rows, *more]})
+    return out
 
 
 #: Days every date of a ``#shift`` probe moves by (fixtures and parameters together).
