@@ -37,8 +37,14 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
 #: See docs/design/integrity.md ("Classes, layers and what is still open"). Round five's body oracles
 #: and input table and round six's families were closed by the controls on moved inputs, round seven's
-#: partial repairs by the structural variants and the shifts prime to 2, 3 and 5: none is open today.
-KNOWN_HOLES: dict[tuple[str, str], str] = {}
+#: partial repairs by the structural variants and the shifts prime to 2, 3 and 5, round eight's but one
+#: by respelled and scaled literals, tables extended and SQL's grown databases.
+KNOWN_HOLES: dict[tuple[str, str], str] = {
+    ("rt7-go-repair-for-positional-field-values", _GO): (
+        "a partial repair keyed on a property of the data a helper of the test file derives from its loop "
+        "variable (every field's value is its position): no literal makes it, so no variant changes it"
+    ),
+}
 
 
 def _builtin() -> list[pb.Task]:
