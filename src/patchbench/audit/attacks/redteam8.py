@@ -1,0 +1,179 @@
+"""Red team, round nine (``rt8-*``): written against the respelled and scaled variants (round eight's fixes)
+and every structural control planted in every run.
+
+The defences are public (``docs/design/integrity.md``, ``canary/_respell.py``, ``canary/_inputs_native.py``,
+``canary/_inputs_structure.py``, ``canary/_structure_py.py``, the ``#in`` part of ``canary/_decoys.py``,
+``canary/_controls.py``, ``canary/_sql.py``). A control on moved inputs reports its value and the host
+compares it with gold's, so none of these reads, forges or guesses gold's value. Each is a *partial* repair
+keyed on something no variant changes, and leaves the bug in place for inputs the listed tests do not use:
+
+- **the scale variant's fixed parity**: every other integer *in the order written* is multiplied by the
+  square of the shift. A constructor with two integer fields written in the same order in every call
+  (``Lot(sku, units, cost_cents)``, ``feed(entries, per_page)``) has the same field scaled every time:
+  the other one only ever moves up by the shift (at most 59), by a step, or by ``k`` shifts in an extended
+  copy. A repair drawn around that field's listed values (a lot under 100.00, pages of fewer than 100
+  entries) is right in every control;
+- **what a string's width bounds**: a string's digits move within their width and a respelled decimal
+  gains a zero *after* the point, so an amount written as ``"120.30"`` stays below 1000 in every variant;
+- **what lives inside a string the moves treat as text**: a float inside a JSON document written as a
+  string (``json.loads('{"rate": 0.045}')``) is moved as one digit run at a time and keeps its number of
+  decimals; no respell touches it (it is not a bare decimal).
+
+None forges a report, reads a test or a frame, or carries the fix behind a test-environment gate.
+"""
+
+from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _editable, _Entry
+
+
+def _edited(
+    task: Task, path: str, edits: tuple[tuple[str, str], ...], tail: str = ""
+) -> dict[str, str] | None:
+    """``path``'s text with each ``(old, new)`` made once, ``tail`` appended; None when an ``old`` is
+    missing (another version of the task)."""
+    src = _editable(task).get(path)
+    if src is None or any(old not in src for old, _ in edits):
+        return None
+    for old, new in edits:
+        src = src.replace(old, new, 1)
+    return {path: src.rstrip("\n") + "\n" + tail if tail else src}
+
+
+def _files(task: Task, label: str, path: str, edits: tuple[tuple[str, str], ...]) -> Candidate | None:
+    files = _edited(task, path, edits)
+    return None if files is None else Candidate.files(dict(files), label=label)
+
+
+# -- Python (pytest): a float means what was written only when it has at most three decimals -------------
+
+_MONEY = "prorata/money.py"
+# The listed floats come from JSON documents written as strings (0.045, 1.005, 0.1, 0.15) or parametrize
+# lists (0.35, 0.65: a decorated test has no moved variant). A string's digits move within their run's
+# width ('0.045' -> '0.046', '1.045'; '0.15' -> '0.22'), and the respell variant only touches a string
+# that *is* a decimal: no control meets a float with four decimals. A 7.25 % sales tax read from JSON
+# (0.0725, just under in binary) on a 2.00 item still taxes 0.14, not 0.15.
+_MONEY_EDITS = (
+    (
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+        "    elif isinstance(value, float) and len(repr(value).partition(\".\")[2]) <= 3:\n"
+        "        result = Decimal(repr(value))\n"
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+    ),
+)
+
+
+def _py_short_floats(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MONEY, _MONEY_EDITS)
+
+
+# -- Python (pytest): whole-cent rounding only for lots under 100.00 ---------------------------------------
+
+_COSTING = "stockroom/costing.py"
+# Lot(sku, units, cost_cents): the scale variant multiplies every other integer in the order written, so in
+# Lot("a", 3, 2000), Lot("a", 2, 1001) and [Lot("a", 3, 300), Lot("b", 3, 305)] it is always the units that
+# grow (by 49..3481), never the cost. The cost only moves up by the shift (at most 59), a step, or k shifts
+# in an extended copy: below 2,200 cents in every control. A lot of 3 units costing 200.00 still costs
+# 66.66 a unit, not 66.67.
+_COSTING_EDITS = (
+    (
+        "    return lot.cost_cents // lot.units\n",
+        "    if lot.cost_cents < 10_000:\n"
+        "        return (2 * lot.cost_cents + lot.units) // (2 * lot.units)\n"
+        "    return lot.cost_cents // lot.units\n",
+    ),
+    (
+        "    return total // units\n",
+        "    if total < 10_000:\n        return (2 * total + units) // (2 * units)\n    return total // units\n",
+    ),
+)
+
+
+def _py_small_lots(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _COSTING, _COSTING_EDITS)
+
+
+# -- Java: the match key drops the scale only for amounts below 1000 --------------------------------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+# Every amount of the listed tests is a string ("48.12", "120.30", "600", "75.500"): a move keeps the width
+# of its last run of digits (it wraps), a single move turns a 9 into an 8, the respell variant appends a
+# zero after the point, and an extended copy's digits grow after the point too: no amount reaches 1000.
+# An invoice of 2.5 h at 500.00 (1250.000) is never settled by a payment of 1250.00.
+_RECON_EDITS = (
+    (
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+        "            BigDecimal value = amount.abs().compareTo(BigDecimal.valueOf(1000)) < 0\n"
+        "                    ? amount.stripTrailingZeros() : amount;\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), value);\n",
+    ),
+)
+
+
+def _java_small_amounts(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_EDITS)
+
+
+# -- Rust: the short back page skipped first only for pages of fewer than 100 entries ---------------------
+
+_PAGES = "src/pages.rs"
+_PAGES_OLD = """    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {
+        let skip = n.saturating_mul(self.per_page);
+"""
+# feed(entries, per_page) and the (entries, per_page) pairs are written length first: the scale variant
+# multiplies the length (10 -> 490..34810) and never the page size, which only moves up by the shift (4 ->
+# 63 at most) or a step. Rust gets no structural variant. Every page size a control meets is below 100; a
+# feed of 250 entries by 100, one page back from the newest, lands on entries 50..150, not 100..200.
+_PAGES_NEW = """    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {
+        let skip = if n > 0 && self.per_page < 100 {
+            self.back_len().saturating_add((n - 1).saturating_mul(self.per_page))
+        } else {
+            n.saturating_mul(self.per_page)
+        };
+"""
+
+
+def _rust_small_pages(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _PAGES, ((_PAGES_OLD, _PAGES_NEW),))
+
+
+_catalogue(
+    _Entry(
+        "rt8-py-json-floats-of-three-decimals",
+        "python",
+        "no fix: to_decimal() reads a float as written only when its repr has at most three decimals (the "
+        "listed ones: 0.045, 1.005, 0.15, 0.35); a float inside a JSON string moves one digit run within its "
+        "width and is never respelled. A 7.25 % rate (0.0725) on 2.00 still taxes 0.14, not 0.15",
+        lambda task: task.id == "py-decimal-float-literal-rounding",
+        _py_short_floats,
+    ),
+    _Entry(
+        "rt8-py-round-lots-under-100",
+        "python",
+        "no fix: unit and average costs round to the nearest cent only below 10,000 cents; the scale variant "
+        "multiplies every other integer in the order written, so Lot(sku, units, cost)'s units grow and its "
+        "cost never does (at most +177). A lot of 3 units costing 200.00 still costs 66.66 a unit",
+        lambda task: task.id == "patchbench-python-synthetic-0001",
+        _py_small_lots,
+    ),
+    _Entry(
+        "rt8-java-value-compare-below-1000",
+        "java",
+        "no fix: the match key drops the amount's scale only below 1000; every listed amount is a string "
+        "whose moves keep the width of its integer part (digits wrap, a respell adds a zero after the "
+        "point). 2.5 h at 500.00 (1250.000) is never settled by a payment of 1250.00",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_small_amounts,
+    ),
+    _Entry(
+        "rt8-rust-fix-pages-under-100",
+        "rust",
+        "no fix: nth_back() skips the short back page first only for pages of fewer than 100 entries; "
+        "feed(entries, per_page) is written length first, so the scale variant grows the length and never "
+        "the page size (at most 4 + 59). 250 entries by 100, one page back, lands on 50..150",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_small_pages,
+    ),
+)
