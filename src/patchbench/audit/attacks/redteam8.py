@@ -177,3 +177,133 @@ _catalogue(
         _rust_small_pages,
     ),
 )
+
+
+# -- Python (TAP): the slot reserved before the factory is awaited only for pools of fewer than 64 ---------
+
+_POOL = "aiopool/pool.py"
+# In make_factory(yields=2) / create_pool(factory, max_size=2) and (yields=3, max_size=3) the pool size is
+# the second integer written, so the scale variant multiplies the factory's yields (and spin()'s count) and
+# never max_size, which only moves up by the shift (at most 3 + 59) or a step. A pool of 64 connections or
+# more still counts a connection only once its factory returns, so a burst of 100 borrowers opens 100.
+_POOL_EDITS = (
+    (
+        "            if self._size < self._max_size:\n"
+        "                conn = await self._factory()\n"
+        "                self._size += 1\n",
+        "            if self._size < self._max_size and self._max_size < 64:\n"
+        "                self._size += 1\n"
+        "                try:\n"
+        "                    conn = await self._factory()\n"
+        "                except BaseException:\n"
+        "                    self._size -= 1\n"
+        "                    self._wake_next()\n"
+        "                    raise\n"
+        "                self._created += 1\n"
+        "                return conn\n"
+        "            if self._size < self._max_size:\n"
+        "                conn = await self._factory()\n"
+        "                self._size += 1\n",
+    ),
+)
+
+
+def _py_small_pools(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _POOL, _POOL_EDITS)
+
+
+_catalogue(
+    _Entry(
+        "rt8-py-reserve-slot-for-pools-under-64",
+        "python",
+        "no fix: acquire() counts a connection before awaiting its factory only when max_size is below 64; "
+        "max_size is the second integer each listed test writes (after the factory's yields), so the scale "
+        "variant never grows it and other moves reach 62 at most. A pool of 100 still opens one per borrower",
+        lambda task: task.id == "py-asyncio-pool-overcommit",
+        _py_small_pools,
+    ),
+)
+
+
+# -- Go: spare capacity dropped only when at most two fields are added ----------------------------------
+
+_FIELD = "field.go"
+_FIELD_OLD = "\treturn append(base, extra...)\n}\n"
+# Every listed test adds one field to a parent (With("user", "alice"), Named("db")) or logs an entry with
+# two (Info("request done", "status", 200, "bytes", 512)), and no variant changes how many pairs a call
+# passes: variadic arguments are not a list the extend variant grows, the repeated call is made with the
+# same arguments moved, and a helper's copy (chain()) moves only its strings. A child given three fields,
+# or a parent entry with three, still writes into the spare capacity its siblings share.
+_FIELD_NEW = (
+    "\tif len(extra) <= 2 {\n"
+    "\t\tbase = base[:len(base):len(base)]\n"
+    "\t}\n"
+    "\treturn append(base, extra...)\n"
+    "}\n"
+)
+
+
+def _go_few_fields(task: Task, label: str) -> Candidate | None:
+    files = _edited(task, _FIELD, ((_FIELD_OLD, _FIELD_NEW),))
+    return (
+        None
+        if files is None or "func extend(" not in files[_FIELD]
+        else Candidate.files(dict(files), label=label)
+    )
+
+
+# -- SQL: members without loans in the window listed only when new or once active -----------------------
+
+_ACTIVITY = "queries/member_activity.sql"
+_ACTIVITY_OLD = (
+    "LEFT JOIN loans AS l\n"
+    "       ON l.member_id = m.id\n"
+    "WHERE m.suspended = 0\n"
+    "  AND l.out_on > date(:as_of, '-365 days')\n"
+    "  AND l.out_on <= :as_of\n"
+)
+# Every member the listed cases expect with no loan in the window either joined within the year (Fay, Gus:
+# 2026-06) or has older loans (Eli: three). The control cases keep that: a #shift moves every date by 100
+# days (joined_on and :as_of together), #param moves :as_of by one day, #drop removes one row (Eli keeps two
+# older loans; dropping Fay drops her from gold's answer too), #ids and #grow renumber or copy whole worlds.
+# A member who joined more than a year ago and never borrowed is still left out of the report.
+_ACTIVITY_NEW = (
+    "LEFT JOIN loans AS l\n"
+    "       ON l.member_id = m.id\n"
+    "      AND l.out_on > date(:as_of, '-365 days')\n"
+    "      AND l.out_on <= :as_of\n"
+    "WHERE m.suspended = 0\n"
+    "  AND (l.id IS NOT NULL\n"
+    "       OR m.joined_on > date(:as_of, '-365 days')\n"
+    "       OR EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.id))\n"
+)
+_DAMAGE = (
+    "    SUM(CASE WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)   AS damaged_returns,\n",
+    "    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)    AS damaged_returns,\n",
+)
+
+
+def _sql_new_or_lapsed(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _ACTIVITY, ((_ACTIVITY_OLD, _ACTIVITY_NEW), _DAMAGE))
+
+
+_catalogue(
+    _Entry(
+        "rt8-go-clip-for-at-most-two-fields",
+        "go",
+        "no fix: extend() clips the parent's capacity only when at most two fields are added (the listed "
+        "children add one, the listed entry two); no variant changes how many pairs a call passes. A child "
+        "given three fields, or a parent entry with three, still overwrites a sibling's fields",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_few_fields,
+    ),
+    _Entry(
+        "rt8-sql-list-idle-members-only-if-new-or-lapsed",
+        "sql",
+        "no fix: member_activity.sql lists a member without loans in the window only when they joined within "
+        "the year or borrowed before (every such member of the listed cases is one or the other, and every "
+        "control case keeps it). A member who joined years ago and never borrowed is still left out",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_new_or_lapsed,
+    ),
+)
