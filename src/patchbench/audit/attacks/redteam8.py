@@ -58,7 +58,7 @@ _MONEY = "prorata/money.py"
 _MONEY_EDITS = (
     (
         "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
-        "    elif isinstance(value, float) and len(repr(value).partition(\".\")[2]) <= 3:\n"
+        '    elif isinstance(value, float) and len(repr(value).partition(".")[2]) <= 3:\n'
         "        result = Decimal(repr(value))\n"
         "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
     ),
@@ -86,7 +86,9 @@ _COSTING_EDITS = (
     ),
     (
         "    return total // units\n",
-        "    if total < 10_000:\n        return (2 * total + units) // (2 * units)\n    return total // units\n",
+        "    if total < 10_000:\n"
+        "        return (2 * total + units) // (2 * units)\n"
+        "    return total // units\n",
     ),
 )
 
@@ -235,11 +237,7 @@ _FIELD_OLD = "\treturn append(base, extra...)\n}\n"
 # same arguments moved, and a helper's copy (chain()) moves only its strings. A child given three fields,
 # or a parent entry with three, still writes into the spare capacity its siblings share.
 _FIELD_NEW = (
-    "\tif len(extra) <= 2 {\n"
-    "\t\tbase = base[:len(base):len(base)]\n"
-    "\t}\n"
-    "\treturn append(base, extra...)\n"
-    "}\n"
+    "\tif len(extra) <= 2 {\n\t\tbase = base[:len(base):len(base)]\n\t}\n\treturn append(base, extra...)\n}\n"
 )
 
 
