@@ -17,7 +17,11 @@ keyed on something no variant changes, and leaves the bug in place for inputs th
   gains a zero *after* the point, so an amount written as ``"120.30"`` stays below 1000 in every variant;
 - **what lives inside a string the moves treat as text**: a float inside a JSON document written as a
   string (``json.loads('{"rate": 0.045}')``) is moved as one digit run at a time and keeps its number of
-  decimals; no respell touches it (it is not a bare decimal).
+  decimals; no respell touches it (it is not a bare decimal);
+- **a call's arity**: variadic arguments are not a list the extend variant grows, and a repeated call or a
+  helper's copy passes as many as the original (Go: a child gets one field, an entry two);
+- **a SQL case's kinds of row**: control cases shift, drop, renumber or copy rows, never add a row of a kind
+  the listed cases lack (a member who joined years ago and never borrowed).
 
 None forges a report, reads a test or a frame, or carries the fix behind a test-environment gate.
 """
@@ -303,5 +307,70 @@ _catalogue(
         "control case keeps it). A member who joined years ago and never borrowed is still left out",
         lambda task: task.id == "sql-activity-report-missing-members",
         _sql_new_or_lapsed,
+    ),
+)
+
+
+# -- Python (pytest): touching meetings merged only when they meet before 18:00 ---------------------------
+
+_MERGE = "freebusy/merge.py"
+# The listed calendars meet between 09:00 and 14:30; a move carries a time later by the shift (at most 59
+# minutes), an extended copy by k shifts (at most 177), a single move by one minute: every moved meeting
+# still meets before 17:30. The parametrized cases (minutes 10 and 20) have no moved variant. Back-to-back
+# meetings from 18:00 on (an evening event, a late shift) still show as separate blocks.
+_MERGE_EDITS = (
+    (
+        "        if blocks and interval.overlaps(blocks[-1]):",
+        "        touching = bool(blocks) and interval.start == blocks[-1].end and interval.start < 18 * 60\n"
+        "        if blocks and (interval.overlaps(blocks[-1]) or touching):",
+    ),
+)
+
+
+def _py_daytime_touching(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _MERGE_EDITS)
+
+
+# -- Python (TAP): marks stripped only from Latin-1 and Latin Extended-A letters --------------------------
+
+_TEXT = "tagfold/text.py"
+# The respell variant replaces every non-ASCII letter by another one of a fixed list of accented Latin
+# letters (U+00E0 .. U+017E, their capitals too), and the listed tags use e acute, e grave, u circumflex and
+# the dotted capital I (U+0130): every letter any control meets lies in U+00C0 .. U+017F. Only those are
+# decomposed; Romanian s and t with a comma below (U+0219, U+021B: "Bucuresti"), Vietnamese letters
+# (U+1EA0 ..: "Pho") and Greek tonos keep their marks.
+_TEXT_EDITS = (
+    (
+        '    return "".join(ch for ch in text if not unicodedata.combining(ch))\n',
+        '    text = "".join(\n'
+        '        unicodedata.normalize("NFD", ch) if "\\u00c0" <= ch <= "\\u017f" else ch for ch in text\n'
+        "    )\n"
+        '    return "".join(ch for ch in text if not unicodedata.combining(ch))\n',
+    ),
+)
+
+
+def _py_latin_one_marks(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TEXT, _TEXT_EDITS)
+
+
+_catalogue(
+    _Entry(
+        "rt8-py-merge-touching-before-six-pm",
+        "python",
+        "no fix: coalesce() merges touching intervals only when they meet before 18:00 (the listed calendars "
+        "meet by 14:30; moves carry a time at most 177 minutes later). Back-to-back evening meetings "
+        "(18:00-19:00, 19:00-20:00) still show as two blocks",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_daytime_touching,
+    ),
+    _Entry(
+        "rt8-py-fold-latin-1-and-extended-a-only",
+        "python",
+        "no fix: strip_marks() decomposes only letters of U+00C0..U+017F; the respell variant draws every "
+        "replacement letter from that block and the listed tags use no other. Romanian s-comma (Bucuresti), "
+        "Vietnamese (Pho) and Greek tonos keep their marks",
+        lambda task: task.id == "py-unicode-tag-accent-folding",
+        _py_latin_one_marks,
     ),
 )
