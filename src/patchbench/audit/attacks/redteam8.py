@@ -20,6 +20,8 @@ keyed on something no variant changes, and leaves the bug in place for inputs th
   decimals; no respell touches it (it is not a bare decimal);
 - **a call's arity**: variadic arguments are not a list the extend variant grows, and a repeated call or a
   helper's copy passes as many as the original (Go: a child gets one field, an entry two);
+- **the letters a respell draws, the hours a time stays in**: a respelled letter comes from one list of
+  accented Latin letters (U+00C0 .. U+017F); a moved time is at most 177 minutes later than a listed one;
 - **a SQL case's kinds of row**: control cases shift, drop, renumber or copy rows, never add a row of a kind
   the listed cases lack (a member who joined years ago and never borrowed).
 
