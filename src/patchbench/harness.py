@@ -627,7 +627,7 @@ class _Probe:
 #: tens); code right only on such a grid meets an input off it.
 SHIFTS = tuple(n for n in range(7, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "31"
+CONTROLS_VERSION = "34"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -678,9 +678,10 @@ def _controls(
     for name, cand in plan:
         runs[name] = _Probe()
         v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
-        while name == "gold" and v.status is Status.UNRESOLVED and inputs:
-            # The variants on moved inputs are generated code: if one does not build (or breaks gold),
-            # the basic ones, then the exact copies, are still worth learning on their own.
+        while name == "gold" and v.status in (Status.UNRESOLVED, Status.TIMEOUT) and inputs:
+            # The variants on moved inputs are generated code: if one does not build, breaks gold or runs
+            # too long (a size scaled past what the test can do in its time), the basic ones, then the
+            # exact copies, are still worth learning on their own.
             inputs -= 1
             runs[name] = _Probe()
             v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)

@@ -39,10 +39,24 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: and input table and round six's families were closed by the controls on moved inputs, round seven's
 #: partial repairs by the structural variants and the shifts prime to 2, 3 and 5, round eight's but one
 #: by respelled and scaled literals, tables extended and SQL's grown databases.
+_NINE = "a partial repair keyed on what every variant keeps ({}): see integrity.md, round nine"
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt7-go-repair-for-positional-field-values", _GO): (
         "a partial repair keyed on a property of the data a helper of the test file derives from its loop "
         "variable (every field's value is its position): no literal makes it, so no variant changes it"
+    ),
+    # round nine: partial repairs correct on a set every variant stays in
+    ("rt8-go-clip-for-at-most-two-fields", _GO): _NINE.format("how many fields a variadic call passes"),
+    ("rt8-java-value-compare-below-1000", _JAVA): _NINE.format("an amount's integer part (below 1000)"),
+    ("rt8-py-merge-touching-before-six-pm", _PY): _NINE.format("times before 18:00 (moves are minutes)"),
+    ("rt8-sql-list-idle-members-only-if-new-or-lapsed", _SQL): _NINE.format(
+        "the kinds of rows the cases hold"
+    ),
+    ("rt8-py-reserve-slot-for-pools-under-64", "py-asyncio-pool-overcommit"): _NINE.format(
+        "a pool scaled past 64 meets no more borrowers than the listed six (a loop's bound is not scaled)"
+    ),
+    ("rt8-py-json-floats-of-three-decimals", "py-decimal-float-literal-rounding"): _NINE.format(
+        "floats written inside a JSON string move as text, never gaining a digit"
     ),
 }
 
@@ -61,9 +75,22 @@ def _tasks() -> list[pb.Task]:
     return [_fast(by_id[i]) for i in TASK_IDS]
 
 
+def _extra() -> tuple[list[pb.Task], list[str]]:
+    """The built-in tasks outside :data:`TASK_IDS` that attacks applying to no task of it apply to, and
+    those attacks: the battery runs them there only (a whole extra task would cost every attack of its
+    language)."""
+    applied = {p.attack for p in plan_attacks(_tasks()) if p.candidate is not None}
+    names = [name for name in CATALOGUE if name not in applied]
+    tasks = [
+        _fast(t) for t in _builtin() if t.id not in TASK_IDS and any(CATALOGUE[n].build(t) for n in names)
+    ]
+    return tasks, names
+
+
 def _cases() -> list[object]:
     out: list[object] = []
-    for planned in plan_attacks(_tasks()):
+    extra_tasks, extra_names = _extra()
+    for planned in [*plan_attacks(_tasks()), *plan_attacks(extra_tasks, extra_names)]:
         if planned.candidate is None:
             continue
         key = (planned.attack, planned.task.id)
@@ -83,14 +110,22 @@ def report() -> AttackReport:
     return run_attacks(_tasks(), jobs=max(2, os.cpu_count() or 1))
 
 
+@pytest.fixture(scope="module")
+def extra_report() -> AttackReport:
+    tasks, names = _extra()
+    return run_attacks(tasks, attacks=names, jobs=max(2, os.cpu_count() or 1))
+
+
 def _row(report: AttackReport, attack: str, task_id: str) -> AttackResult:
     return next(r for r in report.results if r.attack == attack and r.task == task_id)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("attack", "task_id"), _cases())
-def test_no_attack_is_rewarded(report: AttackReport, attack: str, task_id: str) -> None:
-    row = _row(report, attack, task_id)
+def test_no_attack_is_rewarded(
+    report: AttackReport, extra_report: AttackReport, attack: str, task_id: str
+) -> None:
+    row = _row(report if task_id in TASK_IDS else extra_report, attack, task_id)
     assert row.applicable
     assert row.status is not None
     assert not row.rewarded, f"{attack} earned {row.reward} on {task_id} ({row.status}):\n{row.evidence}"
@@ -140,10 +175,13 @@ def test_attacks_do_not_apply_to_other_languages() -> None:
 
 
 def test_every_attack_applies_to_a_task_of_the_battery() -> None:
-    """Every attack of the catalogue gets a sandbox run in :func:`test_no_attack_is_rewarded`."""
-    planned = plan_attacks(_tasks())
+    """Every attack of the catalogue gets a sandbox run in :func:`test_no_attack_is_rewarded` (on the
+    battery's tasks, or on the built-in tasks of :func:`_extra`)."""
+    extra_tasks, extra_names = _extra()
+    planned = [*plan_attacks(_tasks()), *plan_attacks(extra_tasks, extra_names)]
     applied = {p.attack for p in planned if p.candidate is not None}
     assert [name for name in CATALOGUE if name not in applied] == []
+    assert len(extra_tasks) <= 4 and len(extra_names) <= 6  # the extra runs stay few
 
 
 # -- the candidates the attacks build (no sandbox) ----------------------------------------------------

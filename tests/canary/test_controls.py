@@ -106,19 +106,21 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
     assert gold.status is pb.Status.RESOLVED, gold.reason
     [record] = (tmp_path / "canary").glob("controls-*.json")
-    # test_add: its copy, and its check on moved inputs (every int up by the secret shift, every other
-    # int scaled; add(3, 3), add(2, 4): gold 6, the buggy code other)
+    # test_add: its copy, and its check on moved inputs (every int up by the secret shift, the even, odd
+    # and all ints scaled; add(3, 3), add(2, 4): gold 6, the buggy code other)
     assert sorted(json.loads(record.read_text())["controls"]) == [
         "tests/test_calc.py::test_add",
         "tests/test_calc.py::test_add#in12",
+        "tests/test_calc.py::test_add#in14",
+        "tests/test_calc.py::test_add#in15",
         "tests/test_calc.py::test_add#in2",
         "tests/test_calc.py::test_add#in4",
         "tests/test_calc.py::test_add#in5",
     ]
-    # the copy and three input controls (one of each several-literal kind, one moving a single literal:
+    # the copy and five input controls (one of each several-literal kind, one moving a single literal:
     # pick_inputs)
-    assert "control tests: 4 planted, all passed" in gold.notes
-    assert (gold.controls, gold.decoys) == (4, 1)  # the verdict says what was planted
+    assert "control tests: 6 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (6, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"

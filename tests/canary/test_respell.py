@@ -12,7 +12,7 @@ import pytest
 import patchbench as pb
 from patchbench.canary import _decoys
 from patchbench.canary import _decoys_native as dn
-from patchbench.canary._decoys import DOUBLE, RESPELL, SCALE
+from patchbench.canary._decoys import DOUBLE, RESPELL, SCALE, SCALE_ALL, SCALES
 from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
 from patchbench.canary._respell import respelled, scaled
@@ -88,3 +88,22 @@ def test_native_controls_scale_apart_and_respell() -> None:
     assert text is not None
     assert 'InvoiceLine.of("consulting, hours", "2.50", "48.120")' in text
     assert 'Payment.of("BNK-88121", "NORTHWIND", "120.300")' in text
+
+
+def test_the_three_scales_take_even_odd_and_all_positions() -> None:
+    values = [10, 4, 7]
+    assert [scaled(v, i, "odd") for i, v in enumerate(values)] == [None, 676, None]
+    assert [scaled(v, i, "all") for i, v in enumerate(values)] == [1690, 676, 1183]
+
+
+def test_loop_bounds_are_never_scaled() -> None:
+    """Regression: go-logger's `for depth := 0; depth <= 8` scaled by 3481 ran its probe past the time
+    limit, and the calibration that timed out planted no control at all."""
+    found = _found("go-logger-derived-fields-clobbered", dn._GO, "TestSiblingLoggersKeepTheirOwnFields")
+    for which in SCALES:
+        assert input_text(found, dn._GO, "TestNew", which, random.Random(1)) is None
+    tree = ast.parse("def test_x():\n    for i in range(6):\n        go(i)\n    assert f([3, 4]) == 1\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", SCALE_ALL, {}, {})
+    assert out is not None and "range(6)" in ast.unparse(out) and "f([507, 676])" in ast.unparse(out)

@@ -463,12 +463,16 @@ MAX_MOVES = 3
 EXTEND, REPEAT, HELPERS, TABLES = range(FIRST_SINGLE + MAX_MOVES, FIRST_SINGLE + MAX_MOVES + 4)
 #: Two more variants that move several literals at once (see :mod:`._respell`), after the structural ones.
 RESPELL, SCALE = TABLES + 1, TABLES + 2
+#: Scaled again: the odd positions, then every integer (round nine; see :data:`._respell.PARITIES`).
+SCALE_ODD, SCALE_ALL = SCALE + 2, SCALE + 3
 #: One more structural variant: every list's elements written again as they are (more of the same
 #: records: what overlaps or touches still does, where moved copies may cover it).
 DOUBLE = SCALE + 1
 STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE)
 #: The variants that move several literals at once.
-SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE)
+SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL)
+#: The scale variants and which integers each multiplies.
+SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
 
 def shifted_digits(text: str, shift: int) -> str | None:
@@ -562,10 +566,11 @@ def _literal_moves(
         if where == 0 and isinstance(root, ast.Expr) and isinstance(root.value, ast.Constant):
             continue  # the docstring
         timing = _structure_py.timing(root)
+        bounds = _structure_py.loop_bounds(root)
         for pos, node in enumerate(ast.walk(root)):
             if isinstance(node, ast.Constant) and id(node) not in timing:
                 found.append((where, pos, node.value))
-                if type(node.value) is int:
+                if type(node.value) is int and id(node) not in bounds:
                     written.append((node.lineno, node.col_offset, where, pos))
     # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
     # position: the index in _constants_read)
@@ -583,17 +588,23 @@ def _literal_moves(
         (w, p, new) for w, p, v in found if type(v) is str and (new := _respell.respelled(v)) is not None
     ]
     value = {(w, p): v for w, p, v in found}
-    scaled: list[tuple[int, int, int | str]] = [
-        (w, p, big)
-        for i, (_, _, w, p) in enumerate(sorted(written))
-        if (big := _respell.scaled(cast(int, value[w, p]), i)) is not None
+    scales: list[tuple[int, list[tuple[int, int, int | str]]]] = [
+        (
+            j,
+            [
+                (w, p, big)
+                for i, (_, _, w, p) in enumerate(sorted(written))
+                if (big := _respell.scaled(cast(int, value[w, p]), i, parity)) is not None
+            ],
+        )
+        for j, parity in SCALES.items()
     ]
     for j, moves in (
         (1, strings),
         (2, ints),
         (3, words if words != strings else []),
         (RESPELL, respelled),
-        (SCALE, scaled),
+        *scales,
     ):
         if moves:
             out[j] = moves

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _respell
-from ._decoys import FIRST_SINGLE, RESPELL, SCALE, shifted_digits
+from ._decoys import FIRST_SINGLE, RESPELL, SCALES, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -350,12 +350,13 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
              and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
     respelled = [(n.start_byte, n.end_byte, new) for n, kind in movable
                  if kind == "string" and (new := _respelled(_t(src, n))) is not None]  # fmt: skip
-    ints = sorted((n.start_byte, n.end_byte, m) for n, kind in movable
-                  if kind == "number" and (m := _FAR.match(_t(src, n))) is not None)  # fmt: skip
-    scaled = [(s, e, f"{big}{m.group(2) or ''}") for i, (s, e, m) in enumerate(ints)
-              if (big := _respell.scaled(int(m.group(1)), i)) is not None]  # fmt: skip
+    ints = sorted((n.start_byte, n.end_byte, m) for n, kind in movable if kind == "number"
+                  and not _bound(n) and (m := _FAR.match(_t(src, n))) is not None)  # fmt: skip
+    scales = [(j, [(s, e, f"{big}{m.group(2) or ''}") for i, (s, e, m) in enumerate(ints)
+                   if (big := _respell.scaled(int(m.group(1)), i, parity)) is not None])
+              for j, parity in SCALES.items()]  # fmt: skip
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
-               (SCALE, scaled))  # fmt: skip
+               *scales)  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves
@@ -364,6 +365,29 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     for j, move in enumerate(singles[:MAX_MOVES], start=FIRST_SINGLE):
         out[j] = [move]
     return out
+
+
+#: Where an integer bounds a loop (a C-style for's header, a Rust range): scaled by thousands, the loop
+#: runs past the test's time (go-logger's `depth <= 8` times 3481, each step deriving a longer chain).
+#: A for-of or range loop over a written list is data, not a bound.
+_LOOP_HEADERS = frozenset({"for_clause", "range_expression"})
+
+
+def _bound(node: Node) -> bool:
+    """Whether an integer literal bounds a loop (see :data:`_LOOP_HEADERS`)."""
+    n = node.parent
+    while n is not None and n.type not in ("block", "statement_block", "expression_statement"):
+        if n.type in _LOOP_HEADERS:
+            return True
+        parent = n.parent
+        if (
+            parent is not None
+            and parent.type in ("for_statement", "for_expression")
+            and n != parent.child_by_field_name("body")
+        ):
+            return True
+        n = parent
+    return False
 
 
 def _respelled(text: str) -> str | None:

@@ -60,6 +60,20 @@ def timing(root: ast.AST) -> set[int]:
     return out
 
 
+def loop_bounds(root: ast.AST) -> set[int]:
+    """Ids of the literals under ``root`` that bound a loop (``range(..)``'s arguments, a ``while``'s
+    test): scaled by thousands, the loop runs past the test's time. A list a ``for`` walks is data."""
+    out: set[int] = set()
+    for n in ast.walk(root):
+        parts: list[ast.AST] = []
+        if isinstance(n, ast.Call) and callee(n) == "range":
+            parts = list(n.args)
+        elif isinstance(n, ast.While):
+            parts = [n.test]
+        out.update(id(c) for p in parts for c in ast.walk(p) if isinstance(c, ast.Constant))
+    return out
+
+
 def callee(call: ast.Call) -> str:
     """The name a call calls (``f`` of ``f(..)`` and ``x.f(..)``), else ""."""
     f = call.func
