@@ -7,8 +7,8 @@ of the gold patch with every control candidate planted, then the buggy code with
 Python TAP), timed with its
 cached record removed, next to ``run(task, gold)`` with every defence on and with the controls switched off
 (``Defences(controls=False)``: the canary and decoys stay), in turn, ``--repeat`` times, medians. The
-difference is what the planted controls (two copies and one variant on moved inputs; SQL: three cases)
-add to every run. The environment cache is
+difference is what the planted controls (up to two copies and 24 variants on moved inputs or structure;
+SQL: five cases) add to every run. The environment cache is
 the default one (built on first use, before timing). Writes benchmarks/results/controls_cost.json.
 """
 
