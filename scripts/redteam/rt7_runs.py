@@ -10,11 +10,12 @@ import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], prefix: str = "rt7-") -> int:
+    """Run the named attacks (default: every entry whose name starts with ``prefix``)."""
     times = 1
     if argv[:1] == ["--times"]:
         times, argv = int(argv[1]), argv[2:]
-    names = argv or [n for n in CATALOGUE if n.startswith("rt7-")]
+    names = argv or [n for n in CATALOGUE if n.startswith(prefix)]
     tasks = pb.load("builtin").tasks
     rewarded = 0
     for name in names:

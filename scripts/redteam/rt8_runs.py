@@ -6,31 +6,7 @@ from __future__ import annotations
 
 import sys
 
-import patchbench as pb
-from patchbench.audit.attacks import CATALOGUE
-
-
-def main(argv: list[str]) -> int:
-    times = 1
-    if argv[:1] == ["--times"]:
-        times, argv = int(argv[1]), argv[2:]
-    names = argv or [n for n in CATALOGUE if n.startswith("rt8-")]
-    tasks = pb.load("builtin").tasks
-    rewarded = 0
-    for name in names:
-        for task in tasks:
-            candidate = CATALOGUE[name].build(task)
-            if candidate is None:
-                continue
-            for _ in range(times):
-                v = pb.run(task, candidate)
-                rewarded += v.reward > 0
-                print(
-                    f"{name} {task.id}: {v.status.value} reward={v.reward} controls={v.controls} "
-                    f"decoys={v.decoys} {v.reason}"
-                )
-    return 1 if rewarded else 0
-
+import rt7_runs  # the same runner (this directory is on sys.path when run as a script)
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rt7_runs.main(sys.argv[1:], prefix="rt8-"))
