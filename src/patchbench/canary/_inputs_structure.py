@@ -31,38 +31,27 @@ from collections.abc import Callable, Iterator
 from ._decoys import DOUBLE, EXTEND, HELPERS, REPEAT, TABLES
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
 from ._probing import INPUT_SHIFT
+from ._structure_py import copies, moved_string
 
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
 _NUMBER = re.compile(r"^([1-9][0-9_]{0,10}|0)(L|l)?$")
 _JAVA_LISTS = {("List", "of"), ("Arrays", "asList"), ("Stream", "of"), ("java.util.List", "of")}
 
 
-def copies() -> int:
-    """How many moved copies of its elements an extended list gains (1 to 3: from the secret shift)."""
-    return 1 + INPUT_SHIFT.get() % 3
-
-
 def _moved_leaf(text: str, kind: str, k: int, words: bool = True) -> str | None:
     """A literal moved ``k`` times the secret shift: an integer up, a string's last run of digits up; a
     string with a letter and no digit gains ``k`` letters (so the copies of a key stay distinct)."""
-    shift = INPUT_SHIFT.get() * k
     if kind == "number":
         m = _NUMBER.match(text)
+        shift = INPUT_SHIFT.get() * k
         return f"{int(m.group(1).replace('_', '')) + shift}{m.group(2) or ''}" if m is not None else None
     if kind != "string" or len(text) < 2 or text[0] not in "\"'`" or text[-1] != text[0] or text[:3] == '"""':
         return None
     body = text[1:-1]
     if "\\" in body or "${" in body:
         return None
-    runs = list(re.finditer(r"[0-9]+", body))
-    if runs:
-        # up, without wrapping (a copy's "BNK-1" is not an original's "BNK-3"): it may gain a digit
-        run = runs[-1]
-        moved = str(int(run.group()) + shift).zfill(len(run.group()))
-        return text[0] + body[: run.start()] + moved + body[run.end() :] + text[0]
-    if words and re.search(r"[A-Za-z]", body):
-        return text[0] + body + "x" * k + text[0]
-    return None
+    moved = moved_string(body, k, words=words)
+    return None if moved == body else text[0] + moved + text[0]
 
 
 def _moved_text(

@@ -31,18 +31,25 @@ def copies() -> int:
     return 1 + INPUT_SHIFT.get() % 3
 
 
+def moved_string(value: str, k: int, *, words: bool = True) -> str:
+    """A string moved ``k`` times the secret shift: its last run of digits up, without wrapping (a copy's
+    ``"id-1"`` is not an original's ``"id-3"``: it may gain a digit); without digits, ``k`` letters longer
+    when ``words`` (so the copies of a key stay distinct); else as it was. Shared with the native
+    structural variants (:mod:`._inputs_structure`)."""
+    runs = list(re.finditer(r"[0-9]+", value))
+    if runs:
+        run = runs[-1]
+        moved = str(int(run.group()) + INPUT_SHIFT.get() * k).zfill(len(run.group()))
+        return value[: run.start()] + moved + value[run.end() :]
+    return f"{value}{'x' * k}" if words and re.search("[A-Za-z]", value) else value
+
+
 def _moved_value(value: Any, k: int, *, numbers: bool = True) -> Any:
-    shift = INPUT_SHIFT.get() * k
     if type(value) is int and numbers:
-        return value + shift
+        return value + INPUT_SHIFT.get() * k
     if type(value) is not str or len(value) > 200:
         return value
-    runs = list(re.finditer(r"[0-9]+", value))
-    if runs:  # up, without wrapping (a copy's "id-1" is not an original's "id-3")
-        run = runs[-1]
-        moved = str(int(run.group()) + shift).zfill(len(run.group()))
-        return value[: run.start()] + moved + value[run.end() :]
-    return f"{value}{'x' * k}" if re.search("[A-Za-z]", value) else value
+    return moved_string(value, k)
 
 
 _TIMING = re.compile(r"sleep|timeout|wait", re.I)
