@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
-from patchbench import FileEntry, Task, TestCommand, TestSpec
+import pytest
+
+from patchbench import FileEntry, Task, TestCommand, TestSpec, harness
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_secret_shift() -> Iterator[None]:
+    """The controls' secret shift pinned to the smallest one drawn (it moves inputs least: the weakest
+    against a repair drawn near the listed inputs), so the suite gives the same verdicts on every run;
+    ``scripts/redteam/shift_sweep.py`` runs the battery under every shift."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(harness, "SHIFTS", harness.SHIFTS[:1])
+        yield
 
 
 def tap_task(

@@ -622,12 +622,14 @@ class _Probe:
     results: dict[str, list[TestResult]] = field(default_factory=dict)
 
 
-#: The secret shifts a calibration draws from: 7 to 59, prime to 2, 3 and 5, so a value moved by one
+#: The secret shifts a calibration draws from: 11 to 59, prime to 2, 3 and 5, so a value moved by one
 #: leaves every grid of 2, 3, 5, 6, 10, 15, 30 or 60 the listed inputs share (times on the hour, prices in
-#: tens); code right only on such a grid meets an input off it.
-SHIFTS = tuple(n for n in range(7, 60) if all(n % p for p in (2, 3, 5)))
+#: tens); code right only on such a grid meets an input off it. Not 7: scaled by 49, ids 5 to 20 stayed
+#: below 1000 and a repair drawn there held under that one shift (round ten; every shift is tried by
+#: ``scripts/redteam/shift_sweep.py``).
+SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "34"
+CONTROLS_VERSION = "35"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -654,7 +656,9 @@ def _controls(
     the gold patch does not resolve with the probes planted, no control is (and for SQL not even the
     canary case).
     """
-    body = f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}"
+    # the shifts drawn from are part of the key: a record learnt under another draw is not reused where
+    # one shift is pinned (the battery's tests, scripts/redteam/shift_sweep.py)
+    body = f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}:{SHIFTS}"
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"controls-{key}.json"
     try:

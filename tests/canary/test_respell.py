@@ -12,10 +12,18 @@ import pytest
 import patchbench as pb
 from patchbench.canary import _decoys
 from patchbench.canary import _decoys_native as dn
-from patchbench.canary._decoys import DOUBLE, RESPELL, SCALE, SCALE_ALL, SCALES
+from patchbench.canary._decoys import DIGITS, DOUBLE, LATE, RESPELL, SCALE, SCALE_ALL, SCALE_ODD, SCALES
 from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
-from patchbench.canary._respell import respelled, scaled
+from patchbench.canary._respell import (
+    late_delta,
+    later,
+    refined,
+    refined_number,
+    respelled,
+    scaled,
+    scaled_text,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -63,8 +71,8 @@ def test_python_controls_respell_and_scale() -> None:
     assert respell is not None and scale is not None and double is not None
     assert "Line('consulting', '2.50', '48.120', 3)" in ast.unparse(respell)
     assert "'Caf" in ast.unparse(respell) and "'Café'" not in ast.unparse(respell)
-    # ints in the order written: 3 (scaled), 10, 4 (scaled)
-    assert "Line('consulting', '2.5', '48.12', 507)" in ast.unparse(scale)
+    # numbers in the order written, strings among them: "2.5" (scaled), "48.12", 3 (scaled), 10, 4 (scaled)
+    assert "Line('consulting', '422.5', '48.12', 507)" in ast.unparse(scale)
     assert "total([line], 'Café', 10, 676)" in ast.unparse(scale)
     # the list written again as it is, as many times as the moved copies (1 + 13 % 3)
     assert "total([line, line, line], 'Café', 10, 4)" in ast.unparse(double)
@@ -107,3 +115,84 @@ def test_loop_bounds_are_never_scaled() -> None:
     assert isinstance(fn, ast.FunctionDef)
     out = _decoys._input_control(fn, "test_y", SCALE_ALL, {}, {})
     assert out is not None and "range(6)" in ast.unparse(out) and "f([507, 676])" in ast.unparse(out)
+
+
+def test_numbers_written_as_strings_scale_exactly_with_their_decimals() -> None:
+    assert scaled_text("48.12", 0) == "8132.28" and scaled_text("-3", 2, "all") == "-507"
+    assert scaled_text("600", 1, "odd") == "101400" and scaled_text("600", 1) is None
+    # not numbers: a code with a leading zero, a version, a date, zero
+    assert [scaled_text(t, 0) for t in ("007", "1.2.3", "2026-03-31", "0.00", " 5")] == [None] * 5
+
+
+def test_decimals_gain_two_digits_from_the_shift() -> None:
+    assert refined('{"rate": 0.045, "fee": 1.005, "n": 3}') == '{"rate": 0.04513, "fee": 1.00513, "n": 3}'
+    assert refined("120.30") == "120.3013" and refined("10.0.0.1") is None and refined("none") is None
+    assert refined_number("0.35") == "0.3513" and refined_number("2.5f") is None
+    assert refined_number("3") is None and refined_number("1e5") is None
+    token = INPUT_SHIFT.set(7)
+    try:
+        assert refined("0.5") == "0.507"  # never a trailing zero: the shift is prime to 2 and 5
+    finally:
+        INPUT_SHIFT.reset(token)
+
+
+def test_python_controls_give_floats_and_json_decimals_more_digits() -> None:
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            def test_x():
+                rates = json.loads('{"standard": 0.045, "reduced": 0.15}')
+                assert tax(2, rates["standard"], 0.35, "1.25") == 1
+            """
+        )
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", DIGITS, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert """json.loads('{"standard": 0.04513, "reduced": 0.1513}')""" in text
+    assert "tax(2, rates['standard'], 0.3513, '1.2513')" in text
+
+
+def test_native_controls_scale_amounts_written_as_strings_and_give_them_digits() -> None:
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
+    # "2.5", "48.12", "120.30" in the order written: the odd position is the price, so 2.5 h at 48.12
+    # still costs the payment, scaled alike (120.30 x 169)
+    text = input_text(found, dn._JAVA, "newName", SCALE, random.Random(1))
+    assert text is not None
+    assert 'InvoiceLine.of("consulting, hours", "422.5", "48.12")' in text
+    assert 'Payment.of("BNK-88121", "NORTHWIND", "20330.70")' in text
+    odd = input_text(found, dn._JAVA, "newName", SCALE_ODD, random.Random(1))
+    assert odd is not None and '"8132.28"' in odd and '"2.5"' in odd
+    digits = input_text(found, dn._JAVA, "newName", DIGITS, random.Random(1))
+    assert digits is not None and 'InvoiceLine.of("consulting, hours", "2.513", "48.1213")' in digits
+    assert '"2026-03-31"' in digits and '"BNK-88121"' in digits
+
+
+def test_times_of_day_move_together_until_the_latest_is_late_in_the_evening() -> None:
+    # the latest, 14:30, lands on 23:59 less the shift (13): 23:46; every other time by the same 556 min
+    assert late_delta(["10:00", "09:00 to 14:30", "no time", "2026-03-31"]) == 556
+    assert later("14:30", 556) == "23:46" and later("from 09:00 to 10:00", 556) == "from 18:16 to 19:16"
+    assert later("no time", 556) is None and later("12:345", 556) is None and later("1:2:30", 5) is None
+    assert late_delta(["23:50"]) is None and late_delta(["none"]) is None
+
+
+def test_python_controls_move_the_times_late() -> None:
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            def test_x():
+                room = make(("10:00", "11:30"), ("09:00", "10:00"), ("13:00", "14:00"), ("14:00", "14:30"))
+                assert room.busy_blocks() == [("09:00", "11:30"), ("13:00", "14:30")]
+            """
+        )
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", LATE, {}, {})
+    assert out is not None
+    # touching meetings still touch, now in the evening (the expectation is gold's, not these literals)
+    assert "make(('19:16', '20:46'), ('18:16', '19:16'), ('22:16', '23:16'), ('23:16', '23:46'))" in (
+        ast.unparse(out)
+    )

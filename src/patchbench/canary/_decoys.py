@@ -469,8 +469,14 @@ SCALE_ODD, SCALE_ALL = SCALE + 2, SCALE + 3
 #: records: what overlaps or touches still does, where moved copies may cover it).
 DOUBLE = SCALE + 1
 STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE)
+#: Every decimal (a float literal, a decimal string, one inside a JSON text) given two more decimals (round
+#: ten: code right only for as many decimals as the listed inputs have; see :func:`._respell.refined`).
+DIGITS = SCALE_ALL + 1
+#: Every time of day moved by one delta, the latest to the late evening (round ten: code right only during
+#: the listed hours; see :func:`._respell.late_delta`).
+LATE = DIGITS + 1
 #: The variants that move several literals at once.
-SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL)
+SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE)
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -549,9 +555,28 @@ def _moved_values(value: object) -> list[int | str]:
     return [value[:i] + ("8" if value[i] == "9" else str(int(value[i]) + 1)) + value[i + 1 :] for i in runs]
 
 
+#: One literal move: (where, position, new value); see :func:`_literal_moves`.
+_Move = tuple[int, int, int | str | float]
+
+
+def _scaled(value: object, position: int, parity: str) -> int | str | None:
+    """An integer or a number written as a string, scaled (:func:`._respell.scaled`, ``scaled_text``)."""
+    if type(value) is int:
+        return _respell.scaled(value, position, parity)
+    return _respell.scaled_text(value, position, parity) if type(value) is str else None
+
+
+def _refined(value: object) -> str | float | None:
+    """A float or a string with its decimals given two more digits (:func:`._respell.refined`)."""
+    if type(value) is float:
+        more = _respell.refined_number(repr(value))
+        return None if more is None else float(more)
+    return _respell.refined(value) if type(value) is str and len(value) <= 2000 else None
+
+
 def _literal_moves(
     fn: ast.FunctionDef, at: int, check: ast.AST, consts: Mapping[str, object] | None = None
-) -> dict[int, list[tuple[int, int, int | str]]]:
+) -> dict[int, list[_Move]]:
     """The moves a probe may make before the check (``fn.body[at]``), by variant: 1 every string at once
     (its last digits :data:`INPUT_SHIFT` up), 2 every int :data:`INPUT_SHIFT` up at once (code keyed on
     one input, or on inputs near the listed ones, meets another), 3 every string without digits (words:
@@ -570,34 +595,37 @@ def _literal_moves(
         for pos, node in enumerate(ast.walk(root)):
             if isinstance(node, ast.Constant) and id(node) not in timing:
                 found.append((where, pos, node.value))
-                if type(node.value) is int and id(node) not in bounds:
+                scalable = type(node.value) is int or (
+                    type(node.value) is str and _respell.is_number_text(node.value)
+                )
+                if scalable and id(node) not in bounds:
                     written.append((node.lineno, node.col_offset, where, pos))
     # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
     # position: the index in _constants_read)
     found += [(-2, i, (consts or {})[n]) for i, n in enumerate(_constants_read(fn, at, check, consts))]
-    out: dict[int, list[tuple[int, int, int | str]]] = {}
+    out: dict[int, list[_Move]] = {}
     shift = INPUT_SHIFT.get()
-    strings: list[tuple[int, int, int | str]] = [
+    strings: list[_Move] = [
         (w, p, shifted_digits(v, shift) or f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200
     ]
-    ints: list[tuple[int, int, int | str]] = [(w, p, v + shift) for w, p, v in found if type(v) is int]
-    words: list[tuple[int, int, int | str]] = [
+    ints: list[_Move] = [(w, p, v + shift) for w, p, v in found if type(v) is int]
+    words: list[_Move] = [
         (w, p, f"{v}x") for w, p, v in found if type(v) is str and len(v) <= 200 and not re.search("[0-9]", v)
     ]
-    respelled: list[tuple[int, int, int | str]] = [
+    respelled: list[_Move] = [
         (w, p, new) for w, p, v in found if type(v) is str and (new := _respell.respelled(v)) is not None
     ]
     value = {(w, p): v for w, p, v in found}
-    scales: list[tuple[int, list[tuple[int, int, int | str]]]] = [
-        (
-            j,
-            [
-                (w, p, big)
-                for i, (_, _, w, p) in enumerate(sorted(written))
-                if (big := _respell.scaled(cast(int, value[w, p]), i, parity)) is not None
-            ],
-        )
+    scales: list[tuple[int, list[_Move]]] = [
+        (j, [(w, p, big) for i, (_, _, w, p) in enumerate(sorted(written))
+             if (big := _scaled(value[w, p], i, parity)) is not None])
         for j, parity in SCALES.items()
+    ]  # fmt: skip
+    digits: list[_Move] = [(w, p, more) for w, p, v in found if (more := _refined(v)) is not None]
+    texts = [(w, p, v) for w, p, v in found if type(v) is str and len(v) <= 2000]
+    delta = _respell.late_delta([v for _, _, v in texts])
+    late: list[_Move] = [
+        (w, p, moved) for w, p, v in texts if delta and (moved := _respell.later(v, delta)) is not None
     ]
     for j, moves in (
         (1, strings),
@@ -605,6 +633,8 @@ def _literal_moves(
         (3, words if words != strings else []),
         (RESPELL, respelled),
         *scales,
+        (DIGITS, digits),
+        (LATE, late),
     ):
         if moves:
             out[j] = moves

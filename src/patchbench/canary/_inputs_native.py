@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from . import _respell
-from ._decoys import FIRST_SINGLE, RESPELL, SCALES, shifted_digits
+from ._decoys import DIGITS, FIRST_SINGLE, LATE, RESPELL, SCALES, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -350,13 +350,22 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
              and (new := _perturb_leaf(_t(src, n), kind)) is not None]  # fmt: skip
     respelled = [(n.start_byte, n.end_byte, new) for n, kind in movable
                  if kind == "string" and (new := _respelled(_t(src, n))) is not None]  # fmt: skip
-    ints = sorted((n.start_byte, n.end_byte, m) for n, kind in movable if kind == "number"
-                  and not _bound(n) and (m := _FAR.match(_t(src, n))) is not None)  # fmt: skip
-    scales = [(j, [(s, e, f"{big}{m.group(2) or ''}") for i, (s, e, m) in enumerate(ints)
-                   if (big := _respell.scaled(int(m.group(1)), i, parity)) is not None])
+    # the integers and the numbers written as strings, in the order written (see _respell.scaled_text)
+    numeric = _respell.is_number_text
+    scalable = sorted((n.start_byte, n.end_byte, _t(src, n)) for n, kind in movable if not _bound(n) and (
+        _FAR.match(_t(src, n)) if kind == "number" else _plain(_t(src, n), numeric)))  # fmt: skip
+    scales = [(j, [(s, e, big) for i, (s, e, text) in enumerate(scalable)
+                   if (big := _scaled(text, i, parity)) is not None])
               for j, parity in SCALES.items()]  # fmt: skip
+    digits = [(n.start_byte, n.end_byte, new) for n, kind in movable
+              if (new := _refined(_t(src, n), kind)) is not None]  # fmt: skip
+    texts = [(n.start_byte, n.end_byte, _t(src, n)) for n, kind in movable
+             if kind == "string" and _plain(_t(src, n), bool)]  # fmt: skip
+    delta = _respell.late_delta([text[1:-1] for _, _, text in texts])
+    late = [(s, e, text[0] + moved + text[0]) for s, e, text in texts
+            if delta and (moved := _respell.later(text[1:-1], delta)) is not None]  # fmt: skip
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
-               *scales)  # fmt: skip
+               *scales, (DIGITS, digits), (LATE, late))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves
@@ -390,13 +399,38 @@ def _bound(node: Node) -> bool:
     return False
 
 
-def _respelled(text: str) -> str | None:
-    """A string literal respelled (:func:`._respell.respelled`); None with escapes."""
+def _plain(text: str, test: Callable[[str], bool]) -> bool:
+    """Whether a string literal has no escape or interpolation and its text passes ``test``."""
     quote = text[:1]
     if len(text) < 2 or quote not in "\"'`" or text[-1] != quote or "\\" in text or "${" in text:
-        return None
-    body = _respell.respelled(text[1:-1])
-    return None if body is None else quote + body + quote
+        return False
+    return test(text[1:-1])
+
+
+def _scaled(text: str, position: int, parity: str) -> str | None:
+    """An integer literal (its suffix kept) or a number written as a string, scaled (see
+    :func:`._respell.scaled`); None when it stays."""
+    m = _FAR.match(text)
+    if m is not None:
+        big = _respell.scaled(int(m.group(1)), position, parity)
+        return None if big is None else f"{big}{m.group(2) or ''}"
+    body = _respell.scaled_text(text[1:-1], position, parity)
+    return None if body is None else text[0] + body + text[0]
+
+
+def _refined(text: str, kind: str) -> str | None:
+    """A decimal literal, or a string literal with decimals in it, given two more decimals (see
+    :func:`._respell.refined`); None when it has none."""
+    if kind == "number":
+        return _respell.refined_number(text)
+    body = _respell.refined(text[1:-1]) if _plain(text, bool) else None
+    return None if body is None else text[0] + body + text[0]
+
+
+def _respelled(text: str) -> str | None:
+    """A string literal respelled (:func:`._respell.respelled`); None with escapes."""
+    body = _respell.respelled(text[1:-1]) if _plain(text, bool) else None
+    return None if body is None else text[0] + body + text[0]
 
 
 def _wordy(literal: str) -> bool:

@@ -1,4 +1,5 @@
-"""Two more several-literal moves, shared by every language: literals *respelled* and integers *scaled*.
+"""More several-literal moves, shared by every language: literals *respelled*, numbers *scaled*, decimals
+given more *digits*.
 
 Round eight's partial repairs were correct on a set the other moves never leave: amounts with at most three
 decimals (a shift changes digits, never how many), the accented letters the listed tests use (a word move
@@ -10,10 +11,16 @@ and all of them alike, so a feed's length and its page size grow together).
   replaced by an accented Latin letter of Latin Extended-B or Extended Additional (drawn from the secret
   shift; ``"café"`` -> ``"cafạ"``);
 - **scale** (:data:`SCALE`): every other integer (the first, the third, ... in the order they are written)
-  multiplied by the square of the secret shift (49 to 3481: prime to 2, 3 and 5, so a multiple of the
+  multiplied by the square of the secret shift (121 to 3481: prime to 2, 3 and 5, so a multiple of the
   page size stays one only if it was one, and a short page stays short): the others stay, so sizes grow
   apart (a feed of 1690 entries by 4, not 23 by 17), and values leave any bound a repair could draw around
-  the listed ones short of a real fix.
+  the listed ones short of a real fix. A number written as a string (``"48.12"``) is scaled with them,
+  exactly and in the same order, so 2.5 h at 48.12 still costs 120.30 scaled alike;
+- **digits** (:data:`DIGITS`): every decimal (a float literal, a decimal string, each decimal inside a
+  string such as a JSON text) given two more decimals, the shift's (``0.045`` -> ``0.04513``);
+- **late** (:data:`LATE`): every time of day a test writes (``"HH:MM"`` in a string) moved by one delta,
+  so that the latest lands late in the evening (23:59 less the shift): order, gaps and touching are kept,
+  and a repair right only during the listed hours (before 18:00) meets the evening.
 
 The variants are calibrated like every other (gold twice, stable, comparable, not the buggy code's value).
 """
@@ -21,6 +28,7 @@ The variants are calibrated like every other (gold twice, stable, comparable, no
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from ._probing import INPUT_SHIFT
 
@@ -63,3 +71,73 @@ def scaled(value: int, position: int, parity: str = "even") -> int | None:
     if value == 0 or (parity == "even" and position % 2) or (parity == "odd" and not position % 2):
         return None
     return value * INPUT_SHIFT.get() ** 2
+
+
+#: A number written as a string (``"48.12"``, ``"600"``, ``"-3"``; not ``"007"``, a code): the scale
+#: variants multiply it with the integers, in the same order (round ten: amounts written as strings kept
+#: their integer part's width under every other move, so a repair drawn below 1000 held).
+_NUMBER_TEXT = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
+
+
+def is_number_text(body: str) -> bool:
+    """Whether a string's text is a number the scale variants multiply (see :data:`_NUMBER_TEXT`)."""
+    return _NUMBER_TEXT.match(body) is not None
+
+
+def scaled_text(body: str, position: int, parity: str = "even") -> str | None:
+    """A number written as a string, the ``position``-th scaled number of its test, scaled exactly (its
+    decimals kept: ``"48.12"`` by 121 is ``"5822.52"``); None when it stays or is not such a number."""
+    if not is_number_text(body):
+        return None
+    value = Decimal(body)
+    if not value or (parity == "even" and position % 2) or (parity == "odd" and not position % 2):
+        return None
+    return format(value * INPUT_SHIFT.get() ** 2, "f")
+
+
+#: A decimal number inside a string (the whole string, or one of a JSON text's values): not a part of a
+#: version or an address (no digit or point next to it).
+_DECIMAL_IN = re.compile(r"(?<![0-9.])([0-9]+\.[0-9]+)(?![0-9.])")
+
+
+def _more_digits() -> str:
+    """The two digits a :data:`DIGITS` variant appends to a decimal: the shift's, so never a trailing 0."""
+    return f"{INPUT_SHIFT.get() % 100:02d}"
+
+
+def refined(body: str) -> str | None:
+    """A string with every decimal number in it given two more decimals (``'{"rate": 0.045}'`` ->
+    ``'{"rate": 0.04511}'`` for shift 11): code right only for the number of decimals the listed inputs
+    have meets more; None when the string holds no decimal."""
+    out = _DECIMAL_IN.sub(lambda m: m.group(1) + _more_digits(), body)
+    return out if out != body else None
+
+
+def refined_number(text: str) -> str | None:
+    """A decimal literal written in code (``0.35``) with two more decimals; None for any other literal (an
+    integer, an exponent, a typed suffix)."""
+    return text + _more_digits() if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
+
+
+#: A time of day inside a string (``"09:30"``, ``"from 14:00"``): not part of a longer number.
+_CLOCK = re.compile(r"(?<![0-9:])([01][0-9]|2[0-3]):([0-5][0-9])(?![0-9])")
+
+
+def clock_minutes(body: str) -> list[int]:
+    """The times of day a string holds, in minutes after midnight."""
+    return [int(m.group(1)) * 60 + int(m.group(2)) for m in _CLOCK.finditer(body)]
+
+
+def late_delta(bodies: list[str]) -> int | None:
+    """How far a :data:`LATE` variant moves the times of a test's strings: the latest lands on 23:59 less
+    the shift; None when they hold no time or are already that late."""
+    times = [t for body in bodies for t in clock_minutes(body)]
+    delta = 24 * 60 - 1 - INPUT_SHIFT.get() - max(times) if times else 0
+    return delta if delta > 0 else None
+
+
+def later(body: str, delta: int) -> str | None:
+    """A string with every time of day in it ``delta`` minutes later (see :func:`late_delta`); None when
+    it holds none."""
+    out = _CLOCK.sub(lambda m: "{:02d}:{:02d}".format(*divmod(int(m[1]) * 60 + int(m[2]) + delta, 60)), body)
+    return out if out != body else None
