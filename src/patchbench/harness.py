@@ -245,11 +245,15 @@ def _run(
         canary: Canary | None = None
         controls: dict[str, Any] | None = None
         record: dict[str, Any] | None = None
+        uncalibrated: str | None = None  # why the controls this run needs could not be learnt
         if defences.canary and defences.controls and not calibrating and _has_controls(runner.name, task):
             # Control tests (SQL: cases on perturbed data; Python: exact copies of fail-to-pass tests)
             # are the ones a calibration run of the gold patch passed (cached per task); planting is off
             # for a task whose gold patch stops resolving with them.
-            record = _controls(task, runner.name, sb, cache_dir, repos, network)
+            try:
+                record = _controls(task, runner.name, sb, cache_dir, repos, network)
+            except _CalibrationFault as e:
+                uncalibrated = str(e)
             if record is not None and not record.get("plant", True):
                 defences = Defences(**{**defences.__dict__, "canary": False})
             controls = (record or {}).get("controls")
@@ -511,6 +515,15 @@ def _run(
                 )
             else:
                 notes.append(f"control tests: {len(canary.controls)} planted, all passed")
+        if status is Status.RESOLVED and uncalibrated is not None:
+            # Every listed test passed, but the controls that tell a fix from a partial repair could not
+            # be learnt (a loaded machine timed the gold calibration out): not a pass on the weaker
+            # grade, and not the candidate's fault. The next run calibrates again.
+            status, reward = Status.INFRA_ERROR, 0.0
+            reason = (
+                f"the control tests could not be calibrated ({uncalibrated}): every listed test passed, "
+                "but without the controls the result cannot be trusted; run it again"
+            )
         if keep:
             notes.append(f"run directory kept: {rundir}")
         return ctx.verdict(
@@ -640,6 +653,10 @@ def _has_controls(runner: str, task: Task) -> bool:
     )
 
 
+class _CalibrationFault(InfraError):
+    """A control calibration run ended in a fault or a timeout: nothing learnt, nothing cached."""
+
+
 def _controls(
     task: Task,
     runner: str,
@@ -649,7 +666,9 @@ def _controls(
     network: bool,
 ) -> dict[str, Any] | None:
     """The calibrated control tests of a task: ``{"plant": bool (the canary), "controls": {key: {...}}}``,
-    cached by task content. None when the calibration could not run (an infrastructure fault: not cached).
+    cached by task content. None when the gold patch does not resolve even without probes (a broken task:
+    not cached); :class:`_CalibrationFault` when a calibration run ended in a fault or a timeout (not
+    cached: a run that needs these controls cannot be graded resolved).
 
     The gold patch runs once with every control candidate planted as a *probe* (SQL: then the untouched
     task too); :func:`patchbench.canary.learn_controls` turns the probes' results into controls. When
@@ -701,7 +720,7 @@ def _controls(
             log.info(
                 "control calibration for %s: %s run ended %s (%s)", task.id, name, v.status.value, v.reason
             )
-            return None
+            raise _CalibrationFault(f"its {name} run ended {v.status.value}: {v.reason}"[:300])
         if name == "gold" and v.status is not Status.RESOLVED:
             # Did the probes break gold, or does gold not resolve anyway (a broken or flaky task)? Only
             # the first is learnt for good; the second is tried again next time.

@@ -293,6 +293,34 @@ def test_a_gold_patch_that_does_not_resolve_is_not_learnt_for_good(tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_a_calibration_timed_out_by_load_leaves_no_resolved_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a gold calibration that a loaded machine timed out planted no controls, and the run was
+    graded without them, so a partial repair the controls catch was resolved (the battery under load).
+    Now a run that resolves without its controls is an infrastructure error; one that does not resolve
+    stays unresolved; nothing is cached, and the next run calibrates again."""
+    from patchbench import harness
+
+    real = harness._probe_run
+
+    def timed_out(*args: object, **kwargs: object) -> pb.Verdict:
+        v = real(*args, **kwargs)  # type: ignore[arg-type]
+        return v.model_copy(update={"status": pb.Status.TIMEOUT, "reason": "time limit (60 s) reached"})
+
+    task = _stateful_task()
+    monkeypatch.setattr(harness, "_probe_run", timed_out)
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert gold.status is pb.Status.INFRA_ERROR and gold.reward == 0
+    assert "could not be calibrated" in gold.reason and "timeout" in gold.reason
+    assert pb.run(task, pb.Candidate.empty(), cache_dir=tmp_path).status is pb.Status.UNRESOLVED
+    assert list((tmp_path / "canary").glob("controls-*.json")) == []
+    monkeypatch.undo()
+    again = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert again.status is pb.Status.RESOLVED and again.controls >= 1, again.reason
+
+
+@pytest.mark.slow
 def test_buggy_code_that_hangs_does_not_stop_the_calibration(tmp_path: Path) -> None:
     """The calibration runs the buggy code too (is a variant informative?). Buggy code that hangs times
     out there; before, that discarded the whole calibration, uncached, so every run calibrated again and

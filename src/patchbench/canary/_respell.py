@@ -8,8 +8,8 @@ and all of them alike, so a feed's length and its page size grow together).
 
 - **respell** (:data:`RESPELL`): a decimal written as a string gains a trailing zero (``"120.30"`` ->
   ``"120.300"``: the same value, written with another scale), and every non-ASCII letter of a string is
-  replaced by an accented Latin letter of Latin Extended-B or Extended Additional (drawn from the secret
-  shift; ``"café"`` -> ``"cafạ"``);
+  replaced by an accented Latin letter of Latin Extended-B or Extended Additional on another base letter
+  (drawn from the secret shift; ``"café"`` -> ``"cafạ"``);
 - **scale** (:data:`SCALE`): every other integer (the first, the third, ... in the order they are written)
   multiplied by the square of the secret shift (121 to 3481: prime to 2, 3 and 5, so a multiple of the
   page size stays one only if it was one, and a short page stays short): the others stay, so sizes grow
@@ -28,6 +28,7 @@ The variants are calibrated like every other (gold twice, stable, comparable, no
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal
 
 from ._probing import INPUT_SHIFT
@@ -40,6 +41,11 @@ _ACCENTED = "ǎǐǒǔǖǘǚǜǟǧǩǫǰǵǹȁȃȅȇȉȋȍȏȑȓȕȗșțȟȧȩȯ�
 _DECIMAL = re.compile(r"^(-?[0-9]+\.[0-9]+)$")
 
 
+def _base(letter: str) -> str:
+    """A letter's base letter (its first code point once decomposed): ``"ȩ"`` -> ``"e"``."""
+    return unicodedata.normalize("NFD", letter)[:1].lower()
+
+
 def respelled(body: str) -> str | None:
     """A string's text respelled (see the module's doc), or None when nothing in it changes."""
     if _DECIMAL.match(body):
@@ -50,9 +56,13 @@ def respelled(body: str) -> str | None:
         if c.isalpha() and not c.isascii():
             low = c.lower()
             at = max(_NEAR.find(low), _ACCENTED.find(low), 0)
-            new = _ACCENTED[(at + shift) % len(_ACCENTED)]
-            if new == low:
-                new = _ACCENTED[(_ACCENTED.find(new) + 1) % len(_ACCENTED)]
+            step = at + shift
+            new = _ACCENTED[step % len(_ACCENTED)]
+            while _base(new) == _base(low):
+                # another base letter (round ten: under the shift 23 "é" became "ȩ", which folds to the
+                # same "e", so gold's value was the listed one and the control was not kept)
+                step += 1
+                new = _ACCENTED[step % len(_ACCENTED)]
             out.append(new.upper() if c.isupper() and len(new.upper()) == 1 else new)
         else:
             out.append(c)
