@@ -36,7 +36,7 @@ demo: install  ## gold and empty on the built-in dataset: every task resolved by
 	COLUMNS=$${COLUMNS:-160} $(PB) run builtin --empty --expect unresolved
 
 test: install  ## the whole test suite
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --dist loadfile  # one worker per core; a module (and its fixtures) stays on one
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks
