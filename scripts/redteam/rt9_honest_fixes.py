@@ -2,7 +2,7 @@
 """Round ten's honest, differently written fixes of the built-in tasks, against the digits, late-times and
 string-scaling variants: each must resolve (no control may reject a correct fix). Usage: ``python
 scripts/redteam/rt9_honest_fixes.py [TASK ...]``; prints one verdict per fix and exits 1 when any does not
-resolve."""
+resolve. A key ``task@label`` is a second fix of the same task."""
 
 from __future__ import annotations
 
@@ -52,11 +52,36 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "            PriorityQueue<Invoice> candidates = byAmount == null ? null : byAmount.get(payment.amount());\n",
         ),
     ],
+    # The key holds the amount at the smallest scale that loses nothing, never below 0 (600.00 -> 600, not
+    # gold's 6E+2); setScale throws nothing here since the digits dropped are zeros.
+    "java-reconcile-fractional-quantity@scale": [
+        (
+            "src/main/java/recon/Reconciler.java",
+            "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+            "            int scale = Math.max(0, amount.stripTrailingZeros().scale());\n"
+            "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount.setScale(scale));\n",
+        )
+    ],
+    # Marks are stripped after a compatibility decomposition (NFKD) instead of gold's canonical one (NFD):
+    # fold() applies NFKC next anyway, so only the order of the two steps differs.
+    "py-unicode-tag-accent-folding": [
+        (
+            "tagfold/text.py",
+            '    return "".join(ch for ch in text if not unicodedata.combining(ch))\n',
+            '    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))\n',
+        )
+    ],
 }
 
 
 def main(argv: list[str]) -> int:
-    return rt5_honest_fixes.main(argv, FIXES)
+    """Run each fix (all, or those ``argv`` names: a task id, or ``task@label`` for a second fix of it)."""
+    bad = 0
+    for key in argv or list(FIXES):
+        task = key.split("@", 1)[0]
+        print(f"[{key}] ", end="", flush=True)
+        bad |= rt5_honest_fixes.main([task], {task: FIXES[key]})
+    return bad
 
 
 if __name__ == "__main__":
