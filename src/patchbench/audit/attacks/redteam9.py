@@ -16,7 +16,7 @@ the listed tests do not use:
   treats ``0`` as the buggy code did passes every control (js-lru);
 - **structure only grows**: lists are extended or doubled and calls repeated, never shortened, and no
   element is ever empty, so a repair that holds only for at least as many records as the smallest listed
-  test (py-interval), or only when no empty chunk comes between two (py-sse), passes;
+  test (py-interval, ts-aggregate), or only when no empty chunk comes between two (py-sse), passes;
 - **no variant changes a type**, and Rust has no structural variant: every listed rs-feed test pages
   ``u32`` items, so a repair that holds for integer items only passes (rs-feed);
 - **a letter's case is kept**: the respell variant turns a small accented letter into a small one, so a
@@ -228,6 +228,34 @@ def _py_sse_any_next_chunk(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _LINES, _LINES_EDITS)
 
 
+# -- TypeScript: a history replayed after construction only when it holds three events or more -----------
+
+_AGGREGATE = "src/aggregate.ts"
+# The listed histories hold five, three and six events, and every structural variant only adds events (the
+# cartHistory table extended or doubled, a command repeated before the save). A history of one or two
+# events is still replayed inside the base constructor, where the subclass's field initialisers wipe it:
+# a cart rebuilt from one ItemAdded comes back empty.
+_AGGREGATE_EDITS = (
+    (
+        "  ): A {\n    return new this(id, history);\n  }\n",
+        "  ): A {\n"
+        "    if (history.length < 3) return new this(id, history);\n"
+        "    // Replayed once the subclass is fully constructed: its fields would overwrite the state.\n"
+        "    const aggregate = new this(id, []);\n"
+        "    for (const event of history) {\n"
+        "      aggregate.apply(event);\n"
+        "      aggregate.#version += 1;\n"
+        "    }\n"
+        "    return aggregate;\n"
+        "  }\n",
+    ),
+)
+
+
+def _ts_long_histories(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _AGGREGATE, _AGGREGATE_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt9-js-integer-keys-from-one",
@@ -290,5 +318,14 @@ _catalogue(
         "['data: a\\r', '', '\\ndata: b\\r\\n\\r\\n'] still gives two events",
         lambda task: task.id == "py-sse-crlf-chunk-boundary",
         _py_sse_any_next_chunk,
+    ),
+    _Entry(
+        "rt9-ts-replay-histories-of-three-or-more",
+        "typescript",
+        "no fix: fromHistory() replays after construction only histories of three events or more (the listed "
+        "ones hold three to six; structural variants only add events). A cart rebuilt from one ItemAdded "
+        "still comes back empty",
+        lambda task: task.id == "ts-aggregate-replay-field-reset",
+        _ts_long_histories,
     ),
 )
