@@ -27,7 +27,9 @@ the listed tests do not use:
   adds decimals but breaks the equality (gold and the buggy code then agree: no control), so a key that
   ignores the scale only for amounts of whole cents passes (java-reconcile);
 - **the digits variant adds a fixed, public number of digits** (two): a float from JSON read as written
-  only up to five decimals passes (py-decimal).
+  only up to five decimals passes (py-decimal);
+- **no variant changes a sign**: every listed float is positive, so a float read as written only when it
+  is positive passes (py-decimal).
 
 None forges a report, reads a test or a frame, or carries the fix behind a test-environment gate.
 """
@@ -256,6 +258,25 @@ def _ts_long_histories(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _AGGREGATE, _AGGREGATE_EDITS)
 
 
+# -- Python (pytest): a float means what was written only when it is positive -----------------------------
+
+# Every listed float is positive (rates, fees, shares, weights), and no variant changes a sign: integers
+# and digits move up, scale multiplies by a square, digits are appended. A negative float from JSON (a
+# refund, a discount: -1.005) keeps its binary expansion: round_money(-1.005) is -1.00, not -1.01.
+_SIGN_EDITS = (
+    (
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+        "    elif isinstance(value, float) and value > 0:\n"
+        "        result = Decimal(repr(value))\n"
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+    ),
+)
+
+
+def _py_positive_floats(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MONEY, _SIGN_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt9-js-integer-keys-from-one",
@@ -327,5 +348,14 @@ _catalogue(
         "still comes back empty",
         lambda task: task.id == "ts-aggregate-replay-field-reset",
         _ts_long_histories,
+    ),
+    _Entry(
+        "rt9-py-json-floats-positive-only",
+        "python",
+        "no fix: a float is read as written only when it is positive (every listed float is, and no variant "
+        "changes a sign). A negative JSON float keeps its binary expansion: round_money(-1.005) is -1.00 "
+        "(gold -1.01)",
+        lambda task: task.id == "py-decimal-float-literal-rounding",
+        _py_positive_floats,
     ),
 )
