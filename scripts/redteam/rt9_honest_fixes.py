@@ -71,6 +71,35 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             '    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))\n',
         )
     ],
+    # The table as a plain array of [key, value] pairs in insertion order (linear search): nothing reorders
+    # integer-like keys, the scaled number strings ('3' -> '363') and moved ids included; gold uses a Map.
+    "js-lru-numeric-key-eviction": [
+        (
+            "src/table.js",
+            '  // No prototype: keys such as "__proto__" or "constructor" are ordinary keys here.\n'
+            "  #rows = Object.create(null);\n",
+            "  // [key, value] pairs, oldest first: an object would list integer-like keys first.\n"
+            "  #rows = [];\n",
+        ),
+        (
+            "src/table.js",
+            "    return Object.hasOwn(this.#rows, key);\n",
+            "    return this.#rows.some(([k]) => k === key);\n",
+        ),
+        (
+            "src/table.js",
+            "    return this.contains(key) ? this.#rows[key] : undefined;\n",
+            "    const row = this.#rows.find(([k]) => k === key);\n    return row === undefined ? undefined : row[1];\n",
+        ),
+        ("src/table.js", "    this.#rows[key] = value;\n", "    this.#rows.push([key, value]);\n"),
+        (
+            "src/table.js",
+            "    delete this.#rows[key];\n",
+            "    this.#rows = this.#rows.filter(([k]) => k !== key);\n",
+        ),
+        ("src/table.js", "    this.#rows = Object.create(null);\n", "    this.#rows = [];\n"),
+        ("src/table.js", "    return Object.keys(this.#rows);\n", "    return this.#rows.map(([k]) => k);\n"),
+    ],
 }
 
 
