@@ -41,7 +41,24 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: by respelled and scaled literals, tables extended and SQL's grown databases, three of round nine's by
 #: numbers written as strings scaled, decimals given more digits and times moved late (round ten).
 _NINE = "a partial repair keyed on what every variant keeps ({}): see integrity.md, round nine"
+_TEN = "a partial repair keyed on what every variant keeps ({}): see integrity.md, red team round ten"
 KNOWN_HOLES: dict[tuple[str, str], str] = {
+    # round ten (rt9-*): the boundary the moves never reach (they go up, grow, add digits, keep a kind)
+    ("rt9-js-integer-keys-from-one", _JS): _TEN.format("no move reaches 0 (but a digit wrapping to 0)"),
+    ("rt9-py-merge-touching-among-three-or-more", _PY): _TEN.format("no variant drops a record"),
+    ("rt9-ts-replay-histories-of-three-or-more", _TS): _TEN.format("no variant drops a record"),
+    ("rt9-rust-integer-items-only", _RS): _TEN.format("a Rust test's types: no structural variant"),
+    ("rt9-java-key-in-whole-cents-only", _JAVA): _TEN.format(
+        "significant decimals of a pair that must stay equal"
+    ),
+    ("rt9-py-json-floats-up-to-five-decimals", "py-decimal-float-literal-rounding"): _TEN.format(
+        "how many digits the digits variant adds"
+    ),
+    ("rt9-py-json-floats-positive-only", "py-decimal-float-literal-rounding"): _TEN.format("a sign"),
+    ("rt9-py-fold-small-letters-only", _TAP): _TEN.format("a letter's case"),
+    ("rt9-py-sse-crlf-split-by-an-empty-chunk", "py-sse-crlf-chunk-boundary"): _TEN.format(
+        "no variant inserts an empty element"
+    ),
     ("rt7-go-repair-for-positional-field-values", _GO): (
         "a partial repair keyed on a property of the data a helper of the test file derives from its loop "
         "variable (every field's value is its position): no literal makes it, so no variant changes it"

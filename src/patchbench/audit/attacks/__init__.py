@@ -34,6 +34,7 @@ from . import redteam5  # noqa: F401
 from . import redteam6  # noqa: F401
 from . import redteam7  # noqa: F401
 from . import redteam8  # noqa: F401
+from . import redteam9  # noqa: F401
 
 # isort: on
 from ._kit import CATALOGUE, Attack
