@@ -8,6 +8,7 @@ results → grade default-fail → Verdict.
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import logging
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import canary as canary_package
 from .canary import (
     CANARY_VERSION,
     STREAM_LIMIT,
@@ -653,6 +655,15 @@ def _has_controls(runner: str, task: Task) -> bool:
     )
 
 
+@functools.cache
+def _planting_code() -> str:
+    """A digest of the code that plants and learns controls (the ``canary`` package's sources)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(canary_package.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 class _CalibrationFault(InfraError):
     """A control calibration run ended in a fault or a timeout: nothing learnt, nothing cached."""
 
@@ -677,7 +688,12 @@ def _controls(
     """
     # the shifts drawn from are part of the key: a record learnt under another draw is not reused where
     # one shift is pinned (the battery's tests, scripts/redteam/shift_sweep.py)
-    body = f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}:{SHIFTS}"
+    # and so is the planting code itself: a record learnt by other code (another checkout sharing the
+    # cache, an edit without a version bump) is not reused (round ten found such records)
+    body = (
+        f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}:{SHIFTS}"
+        f":{_planting_code()}"
+    )
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"controls-{key}.json"
     try:

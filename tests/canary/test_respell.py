@@ -13,12 +13,24 @@ import pytest
 import patchbench as pb
 from patchbench.canary import _decoys
 from patchbench.canary import _decoys_native as dn
-from patchbench.canary._decoys import DIGITS, DOUBLE, LATE, RESPELL, SCALE, SCALE_ALL, SCALE_ODD, SCALES
+from patchbench.canary._decoys import (
+    DIGITS,
+    DOUBLE,
+    LATE,
+    NEGATE,
+    RESPELL,
+    SCALE,
+    SCALE_ALL,
+    SCALE_ODD,
+    SCALES,
+)
 from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
 from patchbench.canary._respell import (
     late_delta,
     later,
+    negated,
+    negated_number,
     refined,
     refined_number,
     respelled,
@@ -53,11 +65,13 @@ def test_accented_letters_become_other_accented_letters() -> None:
         finally:
             INPUT_SHIFT.reset(token)
         assert out is not None
-        assert all(unicodedata.normalize("NFD", o)[0] != unicodedata.normalize("NFD", c)[0]
+        assert all(unicodedata.normalize("NFD", o.lower())[0] != unicodedata.normalize("NFD", c.lower())[0]
                    for c, o in zip("Crème brûlée Résumé", out, strict=True) if not c.isascii())  # fmt: skip
-    # case is kept, and a letter outside the table still moves
-    upper = respelled("İstanbul")
-    assert upper is not None and upper[0].isupper() and upper[0] != "İ" and upper[1:] == "stanbul"
+        # the case swapped: a repair right for small letters only meets capitals (round ten)
+        assert all(o.isupper() for c, o in zip("Crème brûlée", out[:12], strict=True) if not c.isascii())
+    # and a capital becomes small, and a letter outside the table still moves
+    lower = respelled("İstanbul")
+    assert lower is not None and lower[0].islower() and lower[0] not in "iİ" and lower[1:] == "stanbul"
 
 
 def test_every_other_integer_is_scaled_by_the_square_of_the_shift() -> None:
@@ -136,13 +150,18 @@ def test_numbers_written_as_strings_scale_exactly_with_their_decimals() -> None:
 
 
 def test_decimals_gain_two_digits_from_the_shift() -> None:
-    assert refined('{"rate": 0.045, "fee": 1.005, "n": 3}') == '{"rate": 0.04513, "fee": 1.00513, "n": 3}'
-    assert refined("120.30") == "120.3013" and refined("10.0.0.1") is None and refined("none") is None
-    assert refined_number("0.35") == "0.3513" and refined_number("2.5f") is None
+    # up to 15 significant digits: the shift's two, repeated (a float keeps 15 exactly)
+    assert refined('{"rate": 0.045, "fee": 1.005, "n": 3}') == (
+        '{"rate": 0.0451313131313131, "fee": 1.00513131313131, "n": 3}'
+    )
+    assert refined("120.30") == "120.301313131313" and refined("10.0.0.1") is None and refined("x") is None
+    assert refined_number("0.35") == "0.351313131313131" and refined_number("2.5f") is None
     assert refined_number("3") is None and refined_number("1e5") is None
+    assert repr(float(refined_number("0.35") or "")) == "0.351313131313131"
+    assert refined("1234567890123.45") == "1234567890123.4513"  # two at least
     token = INPUT_SHIFT.set(7)
     try:
-        assert refined("0.5") == "0.507"  # never a trailing zero: the shift is prime to 2 and 5
+        assert refined("0.5") == "0.507070707070707"  # never a trailing zero: the shift is prime to 2 and 5
     finally:
         INPUT_SHIFT.reset(token)
 
@@ -162,8 +181,8 @@ def test_python_controls_give_floats_and_json_decimals_more_digits() -> None:
     out = _decoys._input_control(fn, "test_y", DIGITS, {}, {})
     assert out is not None
     text = ast.unparse(out)
-    assert """json.loads('{"standard": 0.04513, "reduced": 0.1513}')""" in text
-    assert "tax(2, rates['standard'], 0.3513, '1.2513')" in text
+    assert """json.loads('{"standard": 0.0451313131313131, "reduced": 0.151313131313131}')""" in text
+    assert "tax(2, rates['standard'], 0.351313131313131, '1.25131313131313')" in text
 
 
 def test_native_controls_scale_amounts_written_as_strings_and_give_them_digits() -> None:
@@ -177,7 +196,8 @@ def test_native_controls_scale_amounts_written_as_strings_and_give_them_digits()
     odd = input_text(found, dn._JAVA, "newName", SCALE_ODD, random.Random(1))
     assert odd is not None and '"8132.28"' in odd and '"2.5"' in odd
     digits = input_text(found, dn._JAVA, "newName", DIGITS, random.Random(1))
-    assert digits is not None and 'InvoiceLine.of("consulting, hours", "2.513", "48.1213")' in digits
+    assert digits is not None
+    assert 'InvoiceLine.of("consulting, hours", "2.51313131313131", "48.1213131313131")' in digits
     assert '"2026-03-31"' in digits and '"BNK-88121"' in digits
 
 
@@ -207,3 +227,19 @@ def test_python_controls_move_the_times_late() -> None:
     assert "make(('19:16', '20:46'), ('18:16', '19:16'), ('22:16', '23:16'), ('23:16', '23:46'))" in (
         ast.unparse(out)
     )
+
+
+def test_positive_decimals_are_negated_in_code_and_in_strings() -> None:
+    assert negated('{"fee": 1.005, "rebate": -2.5, "n": 3}') == '{"fee": -1.005, "rebate": -2.5, "n": 3}'
+    assert negated("48.12") == "-48.12" and negated("v1.2.3") is None and negated("-0.5") is None
+    assert negated_number("0.35") == "(-0.35)" and negated_number("3") is None
+    tree = ast.parse("def test_x():\n    r = json.loads('{\"a\": 0.045}')\n    assert f(r, 0.35, 2) == 1\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", NEGATE, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert """json.loads('{"a": -0.045}')""" in text and "f(r, -0.35, 2)" in text
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
+    java = input_text(found, dn._JAVA, "newName", NEGATE, random.Random(1))
+    assert java is not None and 'InvoiceLine.of("consulting, hours", "-2.5", "-48.12")' in java

@@ -475,8 +475,11 @@ DIGITS = SCALE_ALL + 1
 #: Every time of day moved by one delta, the latest to the late evening (round ten: code right only during
 #: the listed hours; see :func:`._respell.late_delta`).
 LATE = DIGITS + 1
+#: Every positive decimal negated (round ten: code right for positive amounts only; see
+#: :func:`._respell.negated`).
+NEGATE = LATE + 1
 #: The variants that move several literals at once.
-SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE)
+SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE)
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -574,6 +577,13 @@ def _refined(value: object) -> str | float | None:
     return _respell.refined(value) if type(value) is str and len(value) <= 2000 else None
 
 
+def _negated(value: object) -> str | float | None:
+    """A positive float negated, or a string with its positive decimals negated (see _respell.negated)."""
+    if type(value) is float:
+        return -value if value > 0 else None
+    return _respell.negated(value) if type(value) is str and len(value) <= 2000 else None
+
+
 def _literal_moves(
     fn: ast.FunctionDef, at: int, check: ast.AST, consts: Mapping[str, object] | None = None
 ) -> dict[int, list[_Move]]:
@@ -622,6 +632,7 @@ def _literal_moves(
         for j, parity in SCALES.items()
     ]  # fmt: skip
     digits: list[_Move] = [(w, p, more) for w, p, v in found if (more := _refined(v)) is not None]
+    negated: list[_Move] = [(w, p, less) for w, p, v in found if (less := _negated(v)) is not None]
     texts = [(w, p, v) for w, p, v in found if type(v) is str and len(v) <= 2000]
     delta = _respell.late_delta([v for _, _, v in texts])
     late: list[_Move] = [
@@ -635,6 +646,7 @@ def _literal_moves(
         *scales,
         (DIGITS, digits),
         (LATE, late),
+        (NEGATE, negated),
     ):
         if moves:
             out[j] = moves

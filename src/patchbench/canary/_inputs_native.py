@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _respell
-from ._decoys import DIGITS, FIRST_SINGLE, LATE, RESPELL, SCALES, shifted_digits
+from ._decoys import DIGITS, FIRST_SINGLE, LATE, NEGATE, RESPELL, SCALES, shifted_digits
 from ._decoys_native import (
     Node,
     _containers,
@@ -364,8 +364,10 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     delta = _respell.late_delta([text[1:-1] for _, _, text in texts])
     late = [(s, e, text[0] + moved + text[0]) for s, e, text in texts
             if delta and (moved := _respell.later(text[1:-1], delta)) is not None]  # fmt: skip
+    negated = [(n.start_byte, n.end_byte, new) for n, kind in movable
+               if (new := _negated(_t(src, n), kind)) is not None]  # fmt: skip
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
-               *scales, (DIGITS, digits), (LATE, late))  # fmt: skip
+               *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves
@@ -424,6 +426,15 @@ def _refined(text: str, kind: str) -> str | None:
     if kind == "number":
         return _respell.refined_number(text)
     body = _respell.refined(text[1:-1]) if _plain(text, bool) else None
+    return None if body is None else text[0] + body + text[0]
+
+
+def _negated(text: str, kind: str) -> str | None:
+    """A decimal literal negated, or a string literal with its positive decimals negated (see
+    :func:`._respell.negated`); None when it has none."""
+    if kind == "number":
+        return _respell.negated_number(text)
+    body = _respell.negated(text[1:-1]) if _plain(text, bool) else None
     return None if body is None else text[0] + body + text[0]
 
 

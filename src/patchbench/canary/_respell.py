@@ -8,8 +8,8 @@ and all of them alike, so a feed's length and its page size grow together).
 
 - **respell** (:data:`RESPELL`): a decimal written as a string gains a trailing zero (``"120.30"`` ->
   ``"120.300"``: the same value, written with another scale), and every non-ASCII letter of a string is
-  replaced by an accented Latin letter of Latin Extended-B or Extended Additional on another base letter
-  (drawn from the secret shift; ``"café"`` -> ``"cafạ"``);
+  replaced by an accented Latin letter of Latin Extended-B or Extended Additional on another base letter,
+  its case swapped (drawn from the secret shift; ``"café"`` -> ``"cafẠ"``);
 - **scale** (:data:`SCALE`): every other integer (the first, the third, ... in the order they are written)
   multiplied by the square of the secret shift (121 to 3481: prime to 2, 3 and 5, so a multiple of the
   page size stays one only if it was one, and a short page stays short): the others stay, so sizes grow
@@ -17,7 +17,9 @@ and all of them alike, so a feed's length and its page size grow together).
   the listed ones short of a real fix. A number written as a string (``"48.12"``) is scaled with them,
   exactly and in the same order, so 2.5 h at 48.12 still costs 120.30 scaled alike;
 - **digits** (:data:`DIGITS`): every decimal (a float literal, a decimal string, each decimal inside a
-  string such as a JSON text) given two more decimals, the shift's (``0.045`` -> ``0.04513``);
+  string such as a JSON text) given more digits, the shift's repeated, up to 15 significant digits
+  (``0.045`` -> ``0.0451313131313131``);
+- **negated** (:data:`NEGATE`): every positive decimal, in code or in a string, negated;
 - **late** (:data:`LATE`): every time of day a test writes (``"HH:MM"`` in a string) moved by one delta,
   so that the latest lands late in the evening (23:59 less the shift): order, gaps and touching are kept,
   and a repair right only during the listed hours (before 18:00) meets the evening.
@@ -63,7 +65,8 @@ def respelled(body: str) -> str | None:
                 # same "e", so gold's value was the listed one and the control was not kept)
                 step += 1
                 new = _ACCENTED[step % len(_ACCENTED)]
-            out.append(new.upper() if c.isupper() and len(new.upper()) == 1 else new)
+            # the case swapped (round ten: a repair right for small letters only met none but small ones)
+            out.append(new.upper() if c.islower() and len(new.upper()) == 1 else new)
         else:
             out.append(c)
     moved = "".join(out)
@@ -110,23 +113,50 @@ def scaled_text(body: str, position: int, parity: str = "even") -> str | None:
 _DECIMAL_IN = re.compile(r"(?<![0-9.])([0-9]+\.[0-9]+)(?![0-9.])")
 
 
-def _more_digits() -> str:
-    """The two digits a :data:`DIGITS` variant appends to a decimal: the shift's, so never a trailing 0."""
-    return f"{INPUT_SHIFT.get() % 100:02d}"
+#: How many significant digits a :data:`DIGITS` variant gives a decimal: as many as a float keeps exactly
+#: (a repr of 15 significant digits reads back as written), so a repair right only up to some number of
+#: decimals below that meets more (round ten: two more digits, always, let a repair right up to five
+#: decimals pass).
+SIGNIFICANT = 15
+
+
+def _more_digits(decimal: str) -> str:
+    """A decimal's text with digits appended up to :data:`SIGNIFICANT` significant ones (two at least):
+    the shift's two digits repeated, so never a trailing 0 (the shift is odd and not a multiple of 5)."""
+    significant = len(decimal.replace(".", "").lstrip("0"))
+    more = max(2, SIGNIFICANT - significant)
+    return decimal + (f"{INPUT_SHIFT.get() % 100:02d}" * more)[:more]
 
 
 def refined(body: str) -> str | None:
-    """A string with every decimal number in it given two more decimals (``'{"rate": 0.045}'`` ->
-    ``'{"rate": 0.04511}'`` for shift 11): code right only for the number of decimals the listed inputs
-    have meets more; None when the string holds no decimal."""
-    out = _DECIMAL_IN.sub(lambda m: m.group(1) + _more_digits(), body)
+    """A string with every decimal number in it given more digits (``'{"rate": 0.045}'`` ->
+    ``'{"rate": 0.0451111111111111}'`` for shift 11, 15 significant): code right only for the number of
+    decimals the listed inputs have meets more; None when the string holds no decimal."""
+    out = _DECIMAL_IN.sub(lambda m: _more_digits(m.group(1)), body)
     return out if out != body else None
 
 
 def refined_number(text: str) -> str | None:
-    """A decimal literal written in code (``0.35``) with two more decimals; None for any other literal (an
-    integer, an exponent, a typed suffix)."""
-    return text + _more_digits() if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
+    """A decimal literal written in code (``0.35``) with more digits (see :func:`refined`); None for any
+    other literal (an integer, an exponent, a typed suffix)."""
+    return _more_digits(text) if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
+
+
+#: A positive decimal inside a string: not a part of a version or an address, and not negative already.
+_POSITIVE_IN = re.compile(r"(?<![0-9.\-])([0-9]+\.[0-9]+)(?![0-9.])")
+
+
+def negated(body: str) -> str | None:
+    """A string with every positive decimal in it negated (``'{"fee": 1.005}'`` -> ``'{"fee": -1.005}'``;
+    round ten: a repair right for positive amounts only met no negative one); None when it holds none."""
+    out = _POSITIVE_IN.sub(lambda m: "-" + m.group(1), body)
+    return out if out != body else None
+
+
+def negated_number(text: str) -> str | None:
+    """A decimal literal written in code, negated in parentheses (``(-0.35)``: safe after any operator);
+    None for any other literal."""
+    return f"(-{text})" if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
 
 
 #: A time of day inside a string (``"09:30"``, ``"from 14:00"``): not part of a longer number.
