@@ -51,11 +51,6 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt9-java-key-in-whole-cents-only", _JAVA): _TEN.format(
         "significant decimals of a pair that must stay equal"
     ),
-    ("rt9-py-json-floats-up-to-five-decimals", "py-decimal-float-literal-rounding"): _TEN.format(
-        "how many digits the digits variant adds"
-    ),
-    ("rt9-py-json-floats-positive-only", "py-decimal-float-literal-rounding"): _TEN.format("a sign"),
-    ("rt9-py-fold-small-letters-only", _TAP): _TEN.format("a letter's case"),
     ("rt9-py-sse-crlf-split-by-an-empty-chunk", "py-sse-crlf-chunk-boundary"): _TEN.format(
         "no variant inserts an empty element"
     ),
