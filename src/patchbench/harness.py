@@ -664,6 +664,11 @@ def _planting_code() -> str:
     return digest.hexdigest()[:16]
 
 
+#: How much longer than the task's time limit a probing calibration run may take (see :func:`_probe_run`);
+#: one that still times out learns nothing, and a run that needs its controls is not graded resolved.
+PROBE_TIME_FACTOR = 3
+
+
 class _CalibrationFault(InfraError):
     """A control calibration run ended in a fault or a timeout: nothing learnt, nothing cached."""
 
@@ -773,8 +778,13 @@ def _probe_run(
     """A probing calibration run; ``inputs`` says which control variants on moved inputs it plants (see
     :data:`PROBE_INPUTS`: 0 none); ``shift`` is how far the several-literal variants move numbers."""
     token, moved = PROBE_INPUTS.set(inputs), INPUT_SHIFT.set(shift)
+    # the probes are more tests (each fail-to-pass test again, on larger inputs): a task's own time
+    # limit, met by its listed tests, is no measure of theirs
+    spec = task.test.model_copy(update={"time_limit_s": task.test.time_limit_s * PROBE_TIME_FACTOR})
     try:
-        return _calibration_run(task, cand, sb, cache_dir, repos, network, probe=probe)
+        return _calibration_run(
+            task.model_copy(update={"test": spec}), cand, sb, cache_dir, repos, network, probe=probe
+        )
     finally:
         PROBE_INPUTS.reset(token)
         INPUT_SHIFT.reset(moved)

@@ -45,8 +45,6 @@ _TEN = "a partial repair keyed on what every variant keeps ({}): see integrity.m
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round ten (rt9-*): the boundary the moves never reach (they go up, grow, add digits, keep a kind)
     ("rt9-js-integer-keys-from-one", _JS): _TEN.format("no move reaches 0 (but a digit wrapping to 0)"),
-    ("rt9-py-merge-touching-among-three-or-more", _PY): _TEN.format("no variant drops a record"),
-    ("rt9-ts-replay-histories-of-three-or-more", _TS): _TEN.format("no variant drops a record"),
     ("rt9-rust-integer-items-only", _RS): _TEN.format("a Rust test's types: no structural variant"),
     ("rt9-java-key-in-whole-cents-only", _JAVA): _TEN.format(
         "significant decimals of a pair that must stay equal"

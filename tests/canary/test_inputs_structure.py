@@ -15,6 +15,8 @@ from patchbench.canary._decoys import (
     HELPERS,
     MAX_INPUTS,
     REPEAT,
+    SHRINK,
+    SHRINK_TABLES,
     STRUCTURAL,
     is_input_key,
     pick_inputs,
@@ -135,6 +137,21 @@ def test_typescript_helpers_include_module_tables_placed_before_the_copy() -> No
     # node may start a top-level test before the rest of the module runs: the table comes first
     assert text.find(f"Cart.fromHistory('c-4', {table.group(1)})") > table.start()
     assert "sku: 'TEA-08'" in text[table.start() :] and "type: 'ItemAddedx'" in text[table.start() :]
+
+
+def test_shrink_cuts_a_tests_lists_and_the_helper_tables_but_never_in_go() -> None:
+    """Round ten: a repair right only for histories of three events or more met none shorter."""
+    planted = _planted("typescript")
+    assert {SHRINK_TABLES} <= _variants(planted)
+    text = _text(
+        "typescript", "a cart rebuilt from its history has the same lines, coupon and totals", SHRINK_TABLES
+    )
+    table = re.search(r"const (cartHistoryPb\d+): CartEvent\[\] = \[(.*?)\n\];", text, re.S)
+    assert table is not None and text.find(f"Cart.fromHistory('c-4', {table.group(1)})") > table.start()
+    assert table.group(2).count("type: '") == 2  # the module table's five events cut to two
+    mixed = _text("javascript", "lists mixed keys from the least to the most recently used", SHRINK)
+    assert "for (const key of ['b', 20])" in mixed
+    assert not {SHRINK, SHRINK_TABLES} & _variants(_planted("go"))
 
 
 def test_every_structural_control_is_planted_in_every_run() -> None:

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from patchbench.canary import _decoys, _structure_py
-from patchbench.canary._decoys import EXTEND, HELPERS, REPEAT
+from patchbench.canary._decoys import EXTEND, HELPERS, REPEAT, SHRINK
 from patchbench.canary._probing import INPUT_SHIFT
 
 _SOURCE = textwrap.dedent(
@@ -55,6 +55,24 @@ def test_extend_appends_moved_copies_of_the_lists_the_check_reads() -> None:
     assert "_pb_value = total(cart, ['gift', 2, 'giftx', 15, 'giftxx', 28])" in text
     # nothing else moved
     assert "order('TEA-01', 'MUG-03')" in text and "cart.apply('SPRING', 15)" in text
+
+
+def test_shrink_cuts_every_list_to_its_first_two_elements_and_a_pair_to_one() -> None:
+    """Round ten: every other variant only adds, so a repair right from as many records as the smallest
+    listed test up met nothing smaller."""
+    tree = ast.parse(
+        "def test_x():\n    room = make(('10:00', '11:30'), ('09:00', '10:00'), ('13:00', '14:00'))\n"
+        "    assert room.blocks(['a', 'b'], [1, 2, 3, 4]) == 1\n"
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", SHRINK, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert "make(('10:00', '11:30'), ('09:00', '10:00'))" in text and "blocks(['a'], [1, 2])" in text
+    single = ast.parse("def test_x():\n    assert f([1], 'a') == 1\n").body[0]
+    assert isinstance(single, ast.FunctionDef)
+    assert _decoys._input_control(single, "test_y", SHRINK, {}, {}) is None
 
 
 def test_repeat_makes_the_first_call_again_moved() -> None:

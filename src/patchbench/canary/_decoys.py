@@ -454,7 +454,7 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 24
+MAX_INPUTS = 32
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
@@ -468,9 +468,8 @@ SCALE_ODD, SCALE_ALL = SCALE + 2, SCALE + 3
 #: One more structural variant: every list's elements written again as they are (more of the same
 #: records: what overlaps or touches still does, where moved copies may cover it).
 DOUBLE = SCALE + 1
-STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE)
-#: Every decimal (a float literal, a decimal string, one inside a JSON text) given two more decimals (round
-#: ten: code right only for as many decimals as the listed inputs have; see :func:`._respell.refined`).
+#: Every decimal (a float literal, a decimal string, one inside a JSON text) given more digits (round ten:
+#: code right only for as many decimals as the listed inputs have; see :func:`._respell.refined`).
 DIGITS = SCALE_ALL + 1
 #: Every time of day moved by one delta, the latest to the late evening (round ten: code right only during
 #: the listed hours; see :func:`._respell.late_delta`).
@@ -480,6 +479,13 @@ LATE = DIGITS + 1
 NEGATE = LATE + 1
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE)
+#: Two structural variants that make *less* of what a test builds (round ten: every other variant only
+#: adds, so code right from as many records as the smallest listed test up met nothing smaller): every
+#: list cut to its first two elements (one, when it holds two), and the helper copies' lists (native
+#: tables) cut alike. Not Go: an element cut may hold the only use of a variable, which does not compile.
+SHRINK, SHRINK_TABLES = NEGATE + 1, NEGATE + 2
+#: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
+STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES)
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -713,6 +719,10 @@ def _moved(
         if which in (EXTEND, DOUBLE):
             extended = _structure_py.extend([*setup, checked], moved=which == EXTEND)
             return (setup, checked) if extended else None
+        if which == SHRINK:
+            return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
+        if which == SHRINK_TABLES:
+            return None  # module tables are module constants here
         if which == REPEAT:
             return (setup, checked) if _structure_py.repeat(setup) else None
         if which == TABLES:

@@ -28,7 +28,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 
-from ._decoys import DOUBLE, EXTEND, HELPERS, REPEAT, TABLES
+from ._decoys import DOUBLE, EXTEND, HELPERS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
 from ._probing import INPUT_SHIFT
 from ._structure_py import copies, moved_string
@@ -123,9 +123,11 @@ def _extensions(
     upto: int | None = None,
     words: bool = True,
     moved: bool = True,
+    shrink: bool = False,
 ) -> _Edits:
     """Edits appending moved copies to the elements of every outermost list under ``root`` (outside the
-    ``skip`` spans, ending before ``upto``); a word in a copy gains letters only when ``words``."""
+    ``skip`` spans, ending before ``upto``); a word in a copy gains letters only when ``words``. With
+    ``shrink``, edits cutting every such list to its first two elements instead (one when it holds two)."""
     edits: _Edits = []
     done: _Spans = []
     for n in _walk(root):
@@ -135,6 +137,11 @@ def _extensions(
         if not elems:
             continue
         done.append((n.start_byte, n.end_byte))
+        if shrink:
+            if len(elems) >= 2:
+                keep = 1 if len(elems) == 2 else 2
+                edits.append((elems[keep - 1].end_byte, elems[-1].end_byte, ""))
+            continue
         extra = [
             _moved_text(src, e, lang, k, words=words)[0] if moved else _t(src, e)
             for k in range(1, copies() + 1)
@@ -240,6 +247,15 @@ def _tables_extended(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
     return out.decode("utf-8", "replace"), bool(edits)
 
 
+def _tables_shrunk(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its lists cut to their first two elements (see :func:`_extensions`)."""
+    edits = _extensions(src, node, lang, shrink=True)
+    out = src[node.start_byte : node.end_byte]
+    for s, e, new in sorted(edits, reverse=True):
+        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
+    return out.decode("utf-8", "replace"), bool(edits)
+
+
 def _helper_copies(
     found: _Found,
     lang: _Lang,
@@ -290,7 +306,13 @@ def structural(
     rep = _repeat(found, lang, checks, report_at, fails)
     if rep:
         out[REPEAT] = (rep, [])
-    for j, change in ((HELPERS, _strings_moved), (TABLES, _tables_extended)):
+    changes = [(HELPERS, _strings_moved), (TABLES, _tables_extended)]
+    if lang.grammar != "go":  # a cut element may hold a variable's only use: Go does not compile that
+        shrunk = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, shrink=True)
+        if shrunk:
+            out[SHRINK] = (shrunk, [])
+        changes.append((SHRINK_TABLES, _tables_shrunk))
+    for j, change in changes:
         renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
         if items:
             out[j] = (renames, items)

@@ -126,6 +126,31 @@ def extend(roots: list[ast.AST], *, moved: bool = True) -> bool:
     return changed
 
 
+def shrink(roots: list[ast.AST]) -> bool:
+    """Cut every list (the outermost lists read under ``roots``, and the arguments of a call that passes
+    records one by one) to its first two elements, or its first one when it holds two."""
+    done: set[int] = set()
+    changed = False
+    for root in roots:
+        for n in ast.walk(root):
+            if id(n) in done:
+                continue
+            if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and len(n.elts) >= 2:
+                n.elts = n.elts[: _kept(len(n.elts))]
+            elif isinstance(n, ast.Call) and _records(n.args) and not n.keywords:
+                n.args = n.args[: _kept(len(n.args))]
+            else:
+                continue
+            done.update(id(c) for c in ast.walk(n))
+            changed = True
+    return changed
+
+
+def _kept(size: int) -> int:
+    """How many elements of a list of ``size`` a shrink keeps (``size`` is two or more)."""
+    return 1 if size == 2 else 2
+
+
 def _records(args: list[ast.expr]) -> bool:
     """Arguments that read as a list passed one by one: two or more tuples of one length (``make(("09:00",
     "10:00"), ("10:00", "11:30"))``, ``iv((0, 10), (5, 20))``)."""
