@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ._probing import INPUT_SHIFT
@@ -109,6 +109,18 @@ def move_constants(node: ast.AST, k: int, *, numbers: bool = True) -> bool:
 def extend(roots: list[ast.AST], *, moved: bool = True) -> bool:
     """Append copies of every list's elements (the outermost lists read under ``roots``, and the
     arguments of a call that passes records one by one), moved unless not ``moved``."""
+    return _resize(roots, lambda elts: [*elts, *_moved_copies(elts, moved)])
+
+
+def shrink(roots: list[ast.AST]) -> bool:
+    """Cut every list (as :func:`extend` finds them) to its first two elements, or its first one when it
+    holds two; a list of one stays."""
+    return _resize(roots, lambda elts: elts[: 1 if len(elts) == 2 else 2])
+
+
+def _resize(roots: list[ast.AST], change: Callable[[list[ast.expr]], list[ast.expr]]) -> bool:
+    """Replace the elements of every outermost list under ``roots`` (and the arguments of a call that
+    passes records one by one) by ``change(elements)``; whether any changed."""
     done: set[int] = set()
     changed = False
     for root in roots:
@@ -116,39 +128,16 @@ def extend(roots: list[ast.AST], *, moved: bool = True) -> bool:
             if id(n) in done:
                 continue
             if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and n.elts:
-                n.elts = [*n.elts, *_moved_copies(n.elts, moved)]
+                new = change(n.elts)
+                hit, n.elts = len(new) != len(n.elts), new
             elif isinstance(n, ast.Call) and _records(n.args) and not n.keywords:
-                n.args = [*n.args, *_moved_copies(n.args, moved)]
+                new = change(n.args)
+                hit, n.args = len(new) != len(n.args), new
             else:
                 continue
             done.update(id(c) for c in ast.walk(n))
-            changed = True
+            changed |= hit
     return changed
-
-
-def shrink(roots: list[ast.AST]) -> bool:
-    """Cut every list (the outermost lists read under ``roots``, and the arguments of a call that passes
-    records one by one) to its first two elements, or its first one when it holds two."""
-    done: set[int] = set()
-    changed = False
-    for root in roots:
-        for n in ast.walk(root):
-            if id(n) in done:
-                continue
-            if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and len(n.elts) >= 2:
-                n.elts = n.elts[: _kept(len(n.elts))]
-            elif isinstance(n, ast.Call) and _records(n.args) and not n.keywords:
-                n.args = n.args[: _kept(len(n.args))]
-            else:
-                continue
-            done.update(id(c) for c in ast.walk(n))
-            changed = True
-    return changed
-
-
-def _kept(size: int) -> int:
-    """How many elements of a list of ``size`` a shrink keeps (``size`` is two or more)."""
-    return 1 if size == 2 else 2
 
 
 def _records(args: list[ast.expr]) -> bool:
