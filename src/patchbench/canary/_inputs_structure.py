@@ -5,7 +5,7 @@ The variants of :mod:`._inputs_native` move literals; they never change how many
 holds, how many times it calls the code under test, or what a helper of the test file builds. Code keyed on
 those (a repair applied only while a table holds at most five keys, only to statements of at most three
 payments, only to histories of the listed shapes, only to parents built by the test file's helper) answers
-every moved variant as it answers the listed test. Three variants change the structure instead:
+every moved variant as it answers the listed test. These variants change the structure instead:
 
 - **extend** (:data:`EXTEND`): every list the test writes out (a JS array, a Go slice literal, Java's
   ``List.of``/``Arrays.asList`` and array initialisers) gains moved copies of its elements, one to three
@@ -15,6 +15,10 @@ every moved variant as it answers the listed test. Three variants change the str
 - **helpers** (:data:`HELPERS`): the functions and constants of the test file that the test reads are copied
   under drawn names with their integers and the digits of their strings moved, and the copy of the test
   calls the copies.
+- **shrink** (:data:`SHRINK`, :data:`SHRINK_TABLES`; round ten): every list the test writes out, or the
+  helpers' lists in their copies, cut to its first two elements (one when it holds two): every other
+  variant only adds, so code right from as many records as the smallest listed test up met nothing
+  smaller. Not Go: a cut element may hold a variable's only use, which does not compile.
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
