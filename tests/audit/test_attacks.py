@@ -49,9 +49,6 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt9-java-key-in-whole-cents-only", _JAVA): _TEN.format(
         "significant decimals of a pair that must stay equal"
     ),
-    ("rt9-py-sse-crlf-split-by-an-empty-chunk", "py-sse-crlf-chunk-boundary"): _TEN.format(
-        "no variant inserts an empty element"
-    ),
     ("rt7-go-repair-for-positional-field-values", _GO): (
         "a partial repair keyed on a property of the data a helper of the test file derives from its loop "
         "variable (every field's value is its position): no literal makes it, so no variant changes it"

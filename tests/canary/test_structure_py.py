@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from patchbench.canary import _decoys, _structure_py
-from patchbench.canary._decoys import EXTEND, HELPERS, REPEAT, SHRINK
+from patchbench.canary._decoys import EXTEND, HELPERS, INTERLEAVE, REPEAT, SHRINK
 from patchbench.canary._probing import INPUT_SHIFT
 
 _SOURCE = textwrap.dedent(
@@ -73,6 +73,22 @@ def test_shrink_cuts_every_list_to_its_first_two_elements_and_a_pair_to_one() ->
     single = ast.parse("def test_x():\n    assert f([1], 'a') == 1\n").body[0]
     assert isinstance(single, ast.FunctionDef)
     assert _decoys._input_control(single, "test_y", SHRINK, {}, {}) is None
+
+
+def test_interleave_puts_an_empty_chunk_between_the_elements_of_a_list_of_strings_or_bytes() -> None:
+    """Round ten: a repair right only when no chunk is empty met none."""
+    tree = ast.parse(
+        "def test_x():\n    events = parse([b'data: a\\r', b'\\n\\n'], ['x', 'y'], [1, 2])\n"
+        "    assert events == 1\n"
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", INTERLEAVE, {}, {})
+    assert out is not None
+    assert "parse([b'data: a\\r', b'', b'\\n\\n'], ['x', '', 'y'], [1, 2])" in ast.unparse(out)
+    mixed = ast.parse("def test_x():\n    assert f(['a', 1], [b'x']) == 1\n").body[0]
+    assert isinstance(mixed, ast.FunctionDef)
+    assert _decoys._input_control(mixed, "test_y", INTERLEAVE, {}, {}) is None
 
 
 def test_repeat_makes_the_first_call_again_moved() -> None:

@@ -484,8 +484,11 @@ SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS
 #: list cut to its first two elements (one, when it holds two), and the helper copies' lists (native
 #: tables) cut alike. Not Go: an element cut may hold the only use of a variable, which does not compile.
 SHRINK, SHRINK_TABLES = NEGATE + 1, NEGATE + 2
+#: An empty string (or bytes) inserted between the elements of every list of strings (Python; round ten:
+#: code right only when no chunk is empty met none; see :func:`._structure_py.interleave`).
+INTERLEAVE = SHRINK_TABLES + 1
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
-STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES)
+STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE)
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -721,6 +724,8 @@ def _moved(
             return (setup, checked) if extended else None
         if which == SHRINK:
             return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
+        if which == INTERLEAVE:
+            return (setup, checked) if _structure_py.interleave([*setup, checked]) else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
         if which == REPEAT:
