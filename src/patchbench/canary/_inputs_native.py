@@ -325,11 +325,10 @@ def _far(text: str) -> str | None:
 def _shifted_string(text: str) -> str | None:
     """A string literal with its last digits moved by :data:`INPUT_SHIFT` (see :func:`shifted_digits`),
     or its last letter changed when it has no digit; None with escapes."""
-    quote = text[:1]
-    if len(text) < 2 or quote not in "\"'`" or text[-1] != quote or "\\" in text or "${" in text:
+    if not _plain(text, bool):
         return None
-    body = shifted_digits(text[1:-1], INPUT_SHIFT.get())
-    return quote + body + quote if body is not None else _perturb_leaf(text, "string")
+    body = _inside(text, lambda b: shifted_digits(b, INPUT_SHIFT.get()))
+    return body if body is not None else _perturb_leaf(text, "string")
 
 
 def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[int, int, str]]]:
@@ -409,6 +408,13 @@ def _plain(text: str, test: Callable[[str], bool]) -> bool:
     return test(text[1:-1])
 
 
+def _inside(text: str, change: Callable[[str], str | None]) -> str | None:
+    """A plain string literal (see :func:`_plain`) with its text changed by ``change``; None when it is not
+    one, or ``change`` gives None."""
+    body = change(text[1:-1]) if _plain(text, bool) else None
+    return None if body is None else text[0] + body + text[0]
+
+
 def _scaled(text: str, position: int, parity: str) -> str | None:
     """An integer literal (its suffix kept) or a number written as a string, scaled (see
     :func:`._respell.scaled`); None when it stays."""
@@ -416,32 +422,24 @@ def _scaled(text: str, position: int, parity: str) -> str | None:
     if m is not None:
         big = _respell.scaled(int(m.group(1)), position, parity)
         return None if big is None else f"{big}{m.group(2) or ''}"
-    body = _respell.scaled_text(text[1:-1], position, parity)
-    return None if body is None else text[0] + body + text[0]
+    return _inside(text, lambda body: _respell.scaled_text(body, position, parity))
 
 
 def _refined(text: str, kind: str) -> str | None:
-    """A decimal literal, or a string literal with decimals in it, given two more decimals (see
+    """A decimal literal, or a string literal with decimals in it, given more digits (see
     :func:`._respell.refined`); None when it has none."""
-    if kind == "number":
-        return _respell.refined_number(text)
-    body = _respell.refined(text[1:-1]) if _plain(text, bool) else None
-    return None if body is None else text[0] + body + text[0]
+    return _respell.refined_number(text) if kind == "number" else _inside(text, _respell.refined)
 
 
 def _negated(text: str, kind: str) -> str | None:
     """A decimal literal negated, or a string literal with its positive decimals negated (see
     :func:`._respell.negated`); None when it has none."""
-    if kind == "number":
-        return _respell.negated_number(text)
-    body = _respell.negated(text[1:-1]) if _plain(text, bool) else None
-    return None if body is None else text[0] + body + text[0]
+    return _respell.negated_number(text) if kind == "number" else _inside(text, _respell.negated)
 
 
 def _respelled(text: str) -> str | None:
     """A string literal respelled (:func:`._respell.respelled`); None with escapes."""
-    body = _respell.respelled(text[1:-1]) if _plain(text, bool) else None
-    return None if body is None else text[0] + body + text[0]
+    return _inside(text, _respell.respelled)
 
 
 def _wordy(literal: str) -> bool:

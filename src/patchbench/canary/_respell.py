@@ -108,6 +108,8 @@ def scaled_text(body: str, position: int, parity: str = "even") -> str | None:
     return format(value * INPUT_SHIFT.get() ** 2, "f")
 
 
+#: A decimal literal written in code (no sign, exponent or typed suffix).
+_DECIMAL_CODE = re.compile(r"[0-9]+\.[0-9]+")
 #: A decimal number inside a string (the whole string, or one of a JSON text's values): not a part of a
 #: version or an address (no digit or point next to it).
 _DECIMAL_IN = re.compile(r"(?<![0-9.])([0-9]+\.[0-9]+)(?![0-9.])")
@@ -139,7 +141,7 @@ def refined(body: str) -> str | None:
 def refined_number(text: str) -> str | None:
     """A decimal literal written in code (``0.35``) with more digits (see :func:`refined`); None for any
     other literal (an integer, an exponent, a typed suffix)."""
-    return _more_digits(text) if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
+    return _more_digits(text) if _DECIMAL_CODE.fullmatch(text) else None
 
 
 #: A positive decimal inside a string: not a part of a version or an address, and not negative already.
@@ -156,7 +158,7 @@ def negated(body: str) -> str | None:
 def negated_number(text: str) -> str | None:
     """A decimal literal written in code, negated in parentheses (``(-0.35)``: safe after any operator);
     None for any other literal."""
-    return f"(-{text})" if re.fullmatch(r"[0-9]+\.[0-9]+", text) else None
+    return f"(-{text})" if _DECIMAL_CODE.fullmatch(text) else None
 
 
 #: A time of day inside a string (``"09:30"``, ``"from 14:00"``): not part of a longer number.

@@ -38,18 +38,8 @@ from __future__ import annotations
 
 from ...candidate import Candidate
 from ...task import Task
-from ._kit import _catalogue, _editable, _Entry
-
-
-def _files(task: Task, label: str, path: str, edits: tuple[tuple[str, str], ...]) -> Candidate | None:
-    """``path`` with each ``(old, new)`` made once; None when an ``old`` is missing (another version)."""
-    src = _editable(task).get(path)
-    if src is None or any(old not in src for old, _ in edits):
-        return None
-    for old, new in edits:
-        src = src.replace(old, new, 1)
-    return Candidate.files({path: src}, label=label)
-
+from ._kit import _catalogue, _Entry
+from .redteam8 import _files
 
 # -- JavaScript: integer-like keys kept in insertion order, but only from 1 up -----------------------------
 
