@@ -644,7 +644,7 @@ class _Probe:
 #: ``scripts/redteam/shift_sweep.py``).
 SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "36"
+CONTROLS_VERSION = "37"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
@@ -716,7 +716,8 @@ def _controls(
     plan = [("gold", Candidate.gold())] + (
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )
-    inputs = 2  # every variant (see PROBE_INPUTS)
+    # every variant (see PROBE_INPUTS): first with those that may not compile, for Go
+    inputs = 3 if task.language == "go" else 2
     # how far the several-literal input variants move numbers: secret, per task (kept in the record)
     shift = secrets.choice(SHIFTS)
     for name, cand in plan:

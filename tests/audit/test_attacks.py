@@ -43,24 +43,14 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 _NINE = "a partial repair keyed on what every variant keeps ({}): see integrity.md, round nine"
 _TEN = "a partial repair keyed on what every variant keeps ({}): see integrity.md, red team round ten"
 KNOWN_HOLES: dict[tuple[str, str], str] = {
-    # round ten (rt9-*): the boundary the moves never reach (they go up, grow, add digits, keep a kind)
-    ("rt9-js-integer-keys-from-one", _JS): _TEN.format("no move reaches 0 (but a digit wrapping to 0)"),
+    # round ten (rt9-*): the boundary the moves never reach
     ("rt9-rust-integer-items-only", _RS): _TEN.format("a Rust test's types: no structural variant"),
-    ("rt9-java-key-in-whole-cents-only", _JAVA): _TEN.format(
-        "significant decimals of a pair that must stay equal"
-    ),
     ("rt7-go-repair-for-positional-field-values", _GO): (
         "a partial repair keyed on a property of the data a helper of the test file derives from its loop "
         "variable (every field's value is its position): no literal makes it, so no variant changes it"
     ),
     # round nine: partial repairs correct on a set every variant stays in
     ("rt8-go-clip-for-at-most-two-fields", _GO): _NINE.format("how many fields a variadic call passes"),
-    ("rt8-sql-list-idle-members-only-if-new-or-lapsed", _SQL): _NINE.format(
-        "the kinds of rows the cases hold"
-    ),
-    ("rt8-py-reserve-slot-for-pools-under-64", "py-asyncio-pool-overcommit"): _NINE.format(
-        "a pool scaled past 64 meets no more borrowers than the listed six (a loop's bound is not scaled)"
-    ),
 }
 
 

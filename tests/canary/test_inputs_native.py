@@ -191,3 +191,25 @@ def test_variants_build_and_gold_values_are_learnt(language: str, tmp_path: Path
     assert "all passed" in " ".join(v.notes)
     buggy = pb.run(task, pb.Candidate.empty(), cache_dir=tmp_path)
     assert buggy.status is not pb.Status.RESOLVED
+
+
+def test_a_go_compound_condition_records_its_operands_not_its_truth_alone() -> None:
+    """Round eleven: `if !strings.HasSuffix(got, ..) || strings.Contains(got, ..)` recorded only `true` on
+    a variant whose copy fails the listed expectation on gold, so a partial repair recorded the same."""
+    from patchbench.canary import _decoys_native as dn
+    from patchbench.canary._inputs_native import input_text
+
+    src = (
+        "package t\n\nfunc TestX(t *testing.T) {\n\tgot := render(3)\n"
+        '\tif !strings.HasSuffix(got, " user=alice") || strings.Contains(got, "status=") {\n'
+        '\t\tt.Errorf("got %s", got)\n\t}\n}\n'
+    )
+    parsed = dn._parse(dn._GO, src)
+    assert parsed is not None
+    found = next(f for k, f in dn._tests(dn._GO, *parsed, "x_test.go") if k == "TestX")
+    text = input_text(found, dn._GO, "TestY", 0, random.Random(1))
+    assert text is not None
+    assert (
+        'pbfmt.Sprintf("%#v", []interface{}{got, " user=alice", "status=", '
+        '(!strings.HasSuffix(got, " user=alice") || strings.Contains(got, "status="))})'
+    ) in text

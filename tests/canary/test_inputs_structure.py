@@ -11,6 +11,7 @@ import pytest
 import patchbench as pb
 from patchbench.canary import _decoys_native as dn
 from patchbench.canary._decoys import (
+    ARITY,
     EXTEND,
     HELPERS,
     MAX_INPUTS,
@@ -23,8 +24,8 @@ from patchbench.canary._decoys import (
 )
 from patchbench.canary._decoys_native import plan_native_decoys
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_MARK, input_text
-from patchbench.canary._inputs_structure import copies
-from patchbench.canary._probing import INPUT_SHIFT
+from patchbench.canary._inputs_structure import copies, variadic_functions
+from patchbench.canary._probing import INPUT_SHIFT, PROBE_INPUTS
 
 #: The built-in task of each language (one each: its id starts with the prefix).
 _PREFIX = {"go": "go-", "rust": "rs-", "java": "java-", "javascript": "js-", "typescript": "ts-"}
@@ -115,7 +116,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS}
+    assert _variants(_planted("go")) == {HELPERS, ARITY}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -139,7 +140,7 @@ def test_typescript_helpers_include_module_tables_placed_before_the_copy() -> No
     assert "sku: 'TEA-08'" in text[table.start() :] and "type: 'ItemAddedx'" in text[table.start() :]
 
 
-def test_shrink_cuts_a_tests_lists_and_the_helper_tables_but_never_in_go() -> None:
+def test_shrink_cuts_a_tests_lists_and_the_helper_tables_in_go_only_at_the_first_level() -> None:
     """Round ten: a repair right only for histories of three events or more met none shorter."""
     planted = _planted("typescript")
     assert {SHRINK_TABLES} <= _variants(planted)
@@ -151,7 +152,45 @@ def test_shrink_cuts_a_tests_lists_and_the_helper_tables_but_never_in_go() -> No
     assert table.group(2).count("type: '") == 2  # the module table's five events cut to two
     mixed = _text("javascript", "lists mixed keys from the least to the most recently used", SHRINK)
     assert "for (const key of ['b', 20])" in mixed
-    assert not {SHRINK, SHRINK_TABLES} & _variants(_planted("go"))
+    # Go: a cut element may hold a variable's only use (no build): probed at level 3 only, so a gold run
+    # that does not build with it is calibrated again without it
+    token = PROBE_INPUTS.set(2)
+    try:
+        assert not {SHRINK, SHRINK_TABLES, ARITY} & _variants(_planted("go"))
+    finally:
+        PROBE_INPUTS.reset(token)
+    assert ARITY in _variants(_planted("go"))
+    src = (
+        "package t\n\nfunc TestX(t *testing.T) {\n\tgot := sum([]int{4, 5, 6})\n"
+        '\tif got != 15 {\n\t\tt.Errorf("got %d", got)\n\t}\n}\n'
+    )
+    parsed = dn._parse(dn._GO, src)
+    assert parsed is not None
+    found = next(f for k, f in dn._tests(dn._GO, *parsed, "x_test.go") if k == "TestX")
+    text = input_text(found, dn._GO, "TestY", SHRINK, random.Random(1))
+    assert text is not None and "sum([]int{4, 5})" in text  # level 3, the default outside a calibration
+
+
+def test_variadic_functions_are_read_from_the_tasks_go_code() -> None:
+    src = (
+        "package x\nfunc (l *L) With(kv ...any) *L { return l }\nfunc (l *L) Info(msg string, kv ...any) {}\n"
+        "func F(a, b int, c ...string) {}\nfunc G(int, ...string) {}\nfunc (o *O) With(k string) {}\n"
+    )
+    # With is also a method that is not variadic: left out (its copy might not build)
+    assert variadic_functions([src]) == {"Info": 1, "F": 2, "G": 1}
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith("go-"))
+    assert variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")])["With"] == 0
+
+
+def test_arity_passes_a_variadic_calls_arguments_again_moved() -> None:
+    """Round nine (rt8-go-clip-for-at-most-two-fields): a repair applied only when a call adds at most
+    two fields met no call with more (every variant kept how many arguments a call passes)."""
+    planted = _planted("go")
+    text = next(t for k, t in planted.items() if k.endswith(f"LeakIntoItsChildren#in{ARITY}"))
+    # shift 13: two copies, each moved (a word gains a letter per copy, a number the shift)
+    assert 'parent.With("user", "alice", "userx", "alicex", "userxx", "alicexx")' in text
+    assert 'parent.Info("request done", "status", 200, "bytes", 512, "statusx", 213, "bytesx", 525,' in text
+    assert 'child.Info("audit")' in text  # no variadic argument: nothing to pass again
 
 
 def test_every_structural_control_is_planted_in_every_run() -> None:

@@ -14,8 +14,10 @@ import patchbench as pb
 from patchbench.canary import _decoys
 from patchbench.canary import _decoys_native as dn
 from patchbench.canary._decoys import (
+    BOUNDS,
     DIGITS,
     DOUBLE,
+    FRACTION,
     LATE,
     NEGATE,
     RESPELL,
@@ -23,10 +25,13 @@ from patchbench.canary._decoys import (
     SCALE_ALL,
     SCALE_ODD,
     SCALES,
+    ZERO,
 )
 from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
 from patchbench.canary._respell import (
+    bound_factor,
+    fraction_text,
     late_delta,
     later,
     negated,
@@ -36,6 +41,7 @@ from patchbench.canary._respell import (
     respelled,
     scaled,
     scaled_text,
+    times_text,
 )
 
 
@@ -243,3 +249,56 @@ def test_positive_decimals_are_negated_in_code_and_in_strings() -> None:
     found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
     java = input_text(found, dn._JAVA, "newName", NEGATE, random.Random(1))
     assert java is not None and 'InvoiceLine.of("consulting, hours", "-2.5", "-48.12")' in java
+
+
+def test_fraction_gives_a_pair_in_whole_cents_two_more_significant_decimals_together() -> None:
+    # shift 13: times 1.69, the written decimals kept (a product of two still equals the third)
+    assert fraction_text("120.30", 0) == "203.3070" and fraction_text("2.5", 2) == "4.225"
+    assert (
+        fraction_text("48.12", 1) is None and fraction_text("0", 0) is None and fraction_text("v1", 0) is None
+    )
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
+    java = input_text(found, dn._JAVA, "newName", FRACTION, random.Random(1))
+    # 4.225 h at 48.12 is 203.30700, paid as 203.3070: equal once trailing zeros go, not digit for digit
+    assert java is not None and 'InvoiceLine.of("consulting, hours", "4.225", "48.12")' in java
+    assert 'Payment.of("BNK-88121", "NORTHWIND", "203.3070")' in java
+
+
+def test_zero_makes_the_integer_nearest_the_checks_and_its_equals_zero() -> None:
+    tree = ast.parse(
+        "def test_x():\n    c = make(3)\n    c.put(5, 'v5')\n    c.get(5)\n    assert c.keys() == [5]\n"
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", ZERO, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert "make(3)" in text and "c.put(0, 'v5')" in text and "c.get(0)" in text
+    found = _found("js-lru-numeric-key-eviction", dn._JS, "least recently used numeric key")
+    js = input_text(found, dn._JS, "newName", ZERO, random.Random(1))
+    # the id set last, nearest the checks, is 0 now: a cache keyed from 1 up lists it first
+    assert js is not None and "cache.set(0, 'user 5');" in js and "[30, 20, 10]" in js
+
+
+def test_bounds_scale_a_loops_bound_with_the_sizes_it_meets() -> None:
+    assert bound_factor([6]) == 78 and bound_factor([8]) == 52  # 13 x 6 and 13 x 4: at most 500 steps
+    assert bound_factor([100]) is None and bound_factor([]) is None and bound_factor([0]) is None
+    with_shift = INPUT_SHIFT.set(11)
+    try:
+        assert bound_factor([3]) == 121  # small bounds: the shift squared, as the scale variants
+    finally:
+        INPUT_SHIFT.reset(with_shift)
+    assert times_text("2.50", 78) == "195.00" and times_text("x", 78) is None
+    tree = ast.parse(
+        "def test_x():\n    pool = create(max_size=2)\n    got = [pool.take() for _ in range(6)]\n"
+        "    assert pool.opened == 2\n"
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", BOUNDS, {}, {})
+    assert out is not None
+    # six borrowers of a pool of two: 468 of 156, more borrowers than the pool still
+    assert "create(max_size=156)" in ast.unparse(out) and "range(468)" in ast.unparse(out)
+    plain = ast.parse("def test_x():\n    pool = create(max_size=2)\n    assert pool.opened == 2\n").body[0]
+    assert isinstance(plain, ast.FunctionDef)
+    assert _decoys._input_control(plain, "test_y", BOUNDS, {}, {}) is None  # no loop: scale_all's

@@ -56,15 +56,25 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
             assert case["params"] == {"as_of": {"2026-06-30": "2026-10-08"}[original["params"]["as_of"]]}
         else:
             assert case.get("params") == original.get("params")
-    # one row fewer than the case's own database in every "drop" probe, three times as many in "grow"
+    # one row fewer than the case's own database in every "drop" probe, three times as many in "grow",
+    # one table's rows (two or more) all gone in an "empty" one
     count = lambda fx: sum(len(i.get("rows", [])) for i in fx)  # noqa: E731
     for key, case in probes.items():
         original = next(c for c in doc["cases"] if c["name"] == key.split("#")[0])
         named = doc["fixtures"]
         full = [x for f in original["fixtures"] for x in (named[f] if isinstance(f, str) else [f])]
+        if "#empty" in key:
+            at = int(key.rsplit("#empty", 1)[1])
+            assert case["fixtures"][at]["rows"] == [] and len(full[at]["rows"]) > 1
+            assert [x for i, x in enumerate(case["fixtures"]) if i != at] == [
+                x for i, x in enumerate(full) if i != at
+            ]
+            continue
         assert count(case["fixtures"]) == count(full) * (GROW_TIMES if "#grow" in key else 1) - (
             "#drop" in key
         )
+    # every table of two rows or more of a case is emptied in one probe: the case's loans among them
+    assert "activity_lists_members_without_any_loans#empty2" in probes
 
 
 def test_a_grow_probe_writes_every_table_again_under_fresh_ids() -> None:

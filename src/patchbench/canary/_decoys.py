@@ -397,7 +397,7 @@ def plan_decoys(
             if probe and PROBE_INPUTS.get() < 2 and which not in BASIC_VARIANTS:
                 continue
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and sum(map(is_input_key, probes.values())) < 8 * MAX_PROBES) or ikey in chosen):
+            if not ((probe and sum(map(is_input_key, probes.values())) < 10 * MAX_PROBES) or ikey in chosen):
                 continue
             # planted as the probe itself, graded by the host: gold's value is never written into the
             # sandbox (an oracle reading the control's source would find it there)
@@ -478,7 +478,6 @@ LATE = DIGITS + 1
 #: :func:`._respell.negated`).
 NEGATE = LATE + 1
 #: The variants that move several literals at once.
-SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE)
 #: Two structural variants that make *less* of what a test builds (round ten: every other variant only
 #: adds, so code right from as many records as the smallest listed test up met nothing smaller): every
 #: list cut to its first two elements (one, when it holds two), and the helper copies' lists (native
@@ -487,8 +486,22 @@ SHRINK, SHRINK_TABLES = NEGATE + 1, NEGATE + 2
 #: An empty string (or bytes) inserted between the elements of every list of strings (Python; round ten:
 #: code right only when no chunk is empty met none; see :func:`._structure_py.interleave`).
 INTERLEAVE = SHRINK_TABLES + 1
+#: Three more several-literal variants (round eleven; see :mod:`._respell`): an integer made 0 with every
+#: other of its value (moves only went up: code right for ids from 1 met no 0), the numbers written as
+#: strings at even positions times the shift's square over 100 (a pair that must stay equal gains two
+#: significant decimals together), and every integer scaled with the loops' bounds (a count a loop makes
+#: grows with the sizes it meets).
+ZERO, FRACTION, BOUNDS = INTERLEAVE + 1, INTERLEAVE + 2, INTERLEAVE + 3
+#: A variadic call's variadic arguments passed again (Go; round eleven: code right for as many fields as
+#: the listed calls pass; see :func:`._inputs_structure._arity`).
+ARITY = BOUNDS + 1
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
-STRUCTURAL: tuple[int, ...] = (EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE)
+STRUCTURAL: tuple[int, ...] = (
+    EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY
+)  # fmt: skip
+#: The variants that move several literals at once.
+SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
+           FRACTION, BOUNDS)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -605,6 +618,7 @@ def _literal_moves(
     ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
     found: list[tuple[int, int, object]] = []
     written: list[tuple[int, int, int, int]] = []  # (line, column, where, position) of each int
+    bounded: list[tuple[int, int, int, int]] = []  # the same, the loops' bounds among them
     roots: list[tuple[int, ast.AST]] = [(-1, check), *((j, fn.body[j]) for j in reversed(range(at)))]
     for where, root in roots:
         if where == 0 and isinstance(root, ast.Expr) and isinstance(root.value, ast.Constant):
@@ -619,6 +633,8 @@ def _literal_moves(
                 )
                 if scalable and id(node) not in bounds:
                     written.append((node.lineno, node.col_offset, where, pos))
+                if scalable:
+                    bounded.append((node.lineno, node.col_offset, where, pos))
     # module constants the test reads (``NAME = "literal"``): moved by a local of the same name (where -2,
     # position: the index in _constants_read)
     found += [(-2, i, (consts or {})[n]) for i, n in enumerate(_constants_read(fn, at, check, consts))]
@@ -641,6 +657,13 @@ def _literal_moves(
         for j, parity in SCALES.items()
     ]  # fmt: skip
     digits: list[_Move] = [(w, p, more) for w, p, v in found if (more := _refined(v)) is not None]
+    fractions: list[_Move] = [(w, p, part) for i, (_, _, w, p) in enumerate(sorted(written))
+                              if isinstance(v := value[w, p], str) and type(v) is str
+                              and (part := _respell.fraction_text(v, i)) is not None]  # fmt: skip
+    # the nearest integer (the checked expression's first) and every other of its value, made 0
+    nonzero = [(w, p, v) for w, p, v in found if type(v) is int and v]
+    zeros: list[_Move] = [(w, p, 0) for w, p, v in nonzero if v == nonzero[0][2]]
+    loops = _bounds_scaled([(w, p, value[w, p]) for _, _, w, p in sorted(bounded)], written)
     negated: list[_Move] = [(w, p, less) for w, p, v in found if (less := _negated(v)) is not None]
     texts = [(w, p, v) for w, p, v in found if type(v) is str and len(v) <= 2000]
     delta = _respell.late_delta([v for _, _, v in texts])
@@ -656,12 +679,33 @@ def _literal_moves(
         (DIGITS, digits),
         (LATE, late),
         (NEGATE, negated),
+        (ZERO, zeros),
+        (FRACTION, fractions),
+        (BOUNDS, loops),
     ):
         if moves:
             out[j] = moves
     singles = [(w, p, m) for w, p, v in found for m in _moved_values(v)]
     for j, move in enumerate(singles[:MAX_MOVES], start=FIRST_SINGLE):
         out[j] = [move]
+    return out
+
+
+def _bounds_scaled(
+    numbers: list[tuple[int, int, object]], free: list[tuple[int, int, int, int]]
+) -> list[_Move]:
+    """The :data:`BOUNDS` variant's moves: every integer and number written as a string (``numbers``),
+    the loops' bounds among them (those not in ``free``), multiplied by :func:`._respell.bound_factor`;
+    none without a bound."""
+    unbound = {(w, p) for _, _, w, p in free}
+    factor = _respell.bound_factor([v for w, p, v in numbers if (w, p) not in unbound and type(v) is int])
+    if factor is None:
+        return []
+    out: list[_Move] = []
+    for w, p, v in numbers:
+        big = v * factor if type(v) is int else _respell.times_text(v, factor) if type(v) is str else None
+        if big is not None and big != v:
+            out.append((w, p, big))
     return out
 
 

@@ -975,6 +975,30 @@ def plan_native_decoys(
     probe: bool = False,
     inputs: Any = None,
 ) -> Decoys:
+    """Decoys and controls for the task's fail-to-pass tests in ``language`` (see :func:`_plan`), with the
+    variadic functions of the task's Go code known to the arity variant
+    (:data:`._inputs_structure.VARIADIC`)."""
+    from ._inputs_structure import VARIADIC, variadic_functions  # it imports this module
+
+    go = [f.content for f in [*task.workspace, *tests] if f.path.endswith(".go") and f.encoding == "text"]
+    token = VARIADIC.set(variadic_functions(go) if language == "go" and inputs is not None else {})
+    try:
+        return _plan(language, task, tests, rng, junit=junit, controls=controls, probe=probe, inputs=inputs)
+    finally:
+        VARIADIC.reset(token)
+
+
+def _plan(
+    language: str,
+    task: Task,
+    tests: Sequence[FileEntry],
+    rng: random.Random | None = None,
+    *,
+    junit: str = "5",
+    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
+    probe: bool = False,
+    inputs: Any = None,
+) -> Decoys:
     """Decoys for the task's fail-to-pass tests in ``language`` (``go``, ``rust``, ``java``,
     ``javascript``, ``typescript``), at most :data:`MAX_DECOYS`.
 

@@ -20,21 +20,30 @@ every moved variant as it answers the listed test. These variants change the str
   variant only adds, so code right from as many records as the smallest listed test up met nothing
   smaller. Not Go: a cut element may hold a variable's only use, which does not compile.
 
+- **arity** (:data:`ARITY`; Go, round eleven): every call of a function or method the task's code declares
+  variadic (``With(kv ...any)``) passes its variadic arguments again, moved, one to three times: code
+  right only for as many as the listed calls pass (at most two fields) meets more.
+
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
 kept. Rust gets none: a repeated call or a copied element may use a value already moved, which does not
-compile, and a copy that does not build costs the calibration every variant of the file.
+compile, and a copy that does not build costs the calibration every variant of the file. Go's shrink and
+arity may not compile either (a variable's only use cut; a method of the same name that is not variadic):
+they are probed first, at :data:`._probing.PROBE_INPUTS` level 3, and a calibration whose gold run does
+not build with them tries again without them (level 2).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 
-from ._decoys import DOUBLE, EXTEND, HELPERS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
+from ..screen._base import _parser
+from ._decoys import ARITY, DOUBLE, EXTEND, HELPERS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
-from ._probing import INPUT_SHIFT
+from ._probing import INPUT_SHIFT, PROBE_INPUTS
 from ._structure_py import copies, moved_string
 
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
@@ -295,6 +304,61 @@ def _helper_copies(
     return edits, extra
 
 
+#: The Go functions and methods the task's code declares variadic: name -> how many parameters come
+#: before the variadic one (set by the planner for a task: see :func:`variadic_functions`).
+VARIADIC: ContextVar[Mapping[str, int] | None] = ContextVar("VARIADIC", default=None)
+
+
+def variadic_functions(texts: Iterable[str]) -> dict[str, int]:
+    """The variadic functions and methods of Go sources (see :data:`VARIADIC`); a name also declared
+    otherwise (another receiver's method, another count of parameters) is left out."""
+    parser = _parser("go")
+    seen: dict[str, set[int]] = {}
+    for text in texts if parser is not None else ():
+        root = parser.parse(text.encode("utf-8", "replace")).root_node
+        for fn in root.named_children:
+            name, params = fn.child_by_field_name("name"), fn.child_by_field_name("parameters")
+            if (
+                fn.type not in ("function_declaration", "method_declaration")
+                or name is None
+                or params is None
+            ):
+                continue
+            decls = [d for d in params.named_children if d.type != "comment"]
+            fixed = -1  # not variadic
+            if decls and decls[-1].type == "variadic_parameter_declaration":
+                fixed = sum(max(1, sum(c.type == "identifier" for c in d.named_children)) for d in decls[:-1])
+            seen.setdefault(name.text.decode("utf-8", "replace") if name.text else "", set()).add(fixed)
+    return {k: next(iter(v)) for k, v in seen.items() if k and len(v) == 1 and -1 not in v}
+
+
+def _arity(found: _Found, checks: _Spans, report_at: int, lang: _Lang) -> _Edits:
+    """Edits passing every variadic call's variadic arguments again, moved (see :data:`ARITY`)."""
+    table, src = VARIADIC.get() or {}, found.src
+    edits: _Edits = []
+    done: _Spans = []
+    for n in _walk(found.body):
+        if n.type != "call_expression" or n.end_byte > report_at or not _outside([*checks, *done], n):
+            continue
+        fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+        name = fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
+        fixed = (
+            table.get(_t(src, name))
+            if name is not None and name.type in ("identifier", "field_identifier")
+            else None
+        )
+        if fixed is None or args is None:
+            continue
+        elems = [e for e in _named(args) if e.type != "comment"]
+        extra = elems[fixed:]
+        if not extra or any(e.type == "variadic_argument" for e in elems):
+            continue
+        done.append((n.start_byte, n.end_byte))
+        again = [_moved_text(src, e, lang, k)[0] for k in range(1, copies() + 1) for e in extra]
+        edits.append((extra[-1].end_byte, extra[-1].end_byte, "".join(f", {x}" for x in again)))
+    return edits
+
+
 def structural(
     found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str], rng: random.Random
 ) -> dict[int, tuple[_Edits, list[str]]]:
@@ -311,11 +375,18 @@ def structural(
     if rep:
         out[REPEAT] = (rep, [])
     changes = [(HELPERS, _strings_moved), (TABLES, _tables_extended)]
-    if lang.grammar != "go":  # a cut element may hold a variable's only use: Go does not compile that
+    # Go: a cut element may hold a variable's only use, and a method named like a variadic one may not
+    # be: either does not compile, so they are probed first, on their own level (see the module's doc)
+    risky = lang.grammar == "go"
+    if not risky or PROBE_INPUTS.get() >= 3:
         shrunk = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, shrink=True)
         if shrunk:
             out[SHRINK] = (shrunk, [])
         changes.append((SHRINK_TABLES, _tables_shrunk))
+    if risky and PROBE_INPUTS.get() >= 3:
+        arity = _arity(found, checks, report_at, lang)
+        if arity:
+            out[ARITY] = (arity, [])
     for j, change in changes:
         renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
         if items:

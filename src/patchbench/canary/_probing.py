@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-#: Which variants on moved inputs a calibration's probes plant: 2 every one; 1 only those that move
-#: literals one by one or several at once by the shift (1 to 6: its second try, when the first did not
-#: build or did not pass on gold, so a structural or rescaled variant that breaks the file costs only
-#: those); 0 none, the exact copies only (its third try).
-PROBE_INPUTS: ContextVar[int] = ContextVar("PROBE_INPUTS", default=2)
+#: Which variants on moved inputs a calibration's probes plant: 3 every one, Go's shrink and arity among
+#: them (they may not compile: a Go task's calibration tries this level first); 2 every one but those; 1
+#: only those that move literals one by one or several at once by the shift (1 to 6: its next try, when
+#: the one before did not build or did not pass on gold, so a structural or rescaled variant that breaks
+#: the file costs only those); 0 none, the exact copies only (its last try).
+PROBE_INPUTS: ContextVar[int] = ContextVar("PROBE_INPUTS", default=3)
 #: The variants a calibration still probes at level 1 of :data:`PROBE_INPUTS`.
 BASIC_VARIANTS = range(1, 7)
 

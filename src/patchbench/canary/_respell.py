@@ -22,7 +22,17 @@ and all of them alike, so a feed's length and its page size grow together).
 - **negated** (:data:`NEGATE`): every positive decimal, in code or in a string, negated;
 - **late** (:data:`LATE`): every time of day a test writes (``"HH:MM"`` in a string) moved by one delta,
   so that the latest lands late in the evening (23:59 less the shift): order, gaps and touching are kept,
-  and a repair right only during the listed hours (before 18:00) meets the evening.
+  and a repair right only during the listed hours (before 18:00) meets the evening;
+- **zero** (:data:`ZERO`): the integer written nearest the checks, and every other integer of the same
+  value, made 0 (the one boundary no other move reaches: they move integers up);
+- **fraction** (:data:`FRACTION`): the numbers written as strings at the even positions (as the scale
+  variant counts them) multiplied by the square of the shift over 100 (1.21 to 34.81): what was in whole
+  cents gets two more significant decimals, and a product of two of them still equals the third
+  (``"2.5" x "48.12" = "120.30"`` becomes ``"3.025" x "48.12" = "145.5630"``);
+- **bounds** (:data:`BOUNDS`): every integer, the loops' bounds among them, and every number written as a
+  string multiplied by one factor, a multiple of the shift (see :func:`bound_factor`): a count a test
+  makes by looping grows with the sizes it is compared against (the scale variants leave a loop's bound
+  alone, so a pool scaled past 64 met no more than the listed six borrowers).
 
 The variants are calibrated like every other (gold twice, stable, comparable, not the buggy code's value).
 """
@@ -84,6 +94,42 @@ def scaled(value: int, position: int, parity: str = "even") -> int | None:
     if value == 0 or (parity == "even" and position % 2) or (parity == "odd" and not position % 2):
         return None
     return value * INPUT_SHIFT.get() ** 2
+
+
+#: The most a loop's bound may become in a :data:`BOUNDS` variant: a test may nest its loops (go-logger's
+#: `depth <= 8`, each step deriving a chain as long: cubic in the bound, so 8 by 59 squared ran for hours);
+#: 500 steps of a cubic loop are some 40 million, well inside a test's time.
+MAX_BOUND = 500
+
+
+def bound_factor(bounds: list[int]) -> int | None:
+    """What a :data:`BOUNDS` variant multiplies every integer by, the loops' ``bounds`` among them: the
+    largest multiple of the shift up to its square that keeps each bound within :data:`MAX_BOUND` (the
+    shift squared when they are small; ``range(6)`` by 2 x 59 under the shift 59); None when not even the
+    shift does, or there is no bound."""
+    top = max(bounds, default=0)
+    if top <= 0:
+        return None
+    shift = INPUT_SHIFT.get()
+    times = min(shift, MAX_BOUND // (top * shift))
+    return shift * times if times >= 1 else None
+
+
+def times_text(body: str, factor: int) -> str | None:
+    """A number written as a string multiplied by ``factor`` exactly (its decimals kept); None when it is
+    not one, or is 0."""
+    if not is_number_text(body) or not Decimal(body):
+        return None
+    return format(Decimal(body) * factor, "f")
+
+
+def fraction_text(body: str, position: int) -> str | None:
+    """A number written as a string, at an even ``position`` of its test's numbers, multiplied by the
+    square of the shift over 100, exactly (``"120.30"`` by 1.21 is ``"145.5630"``: round ten's pair in
+    whole cents met two more significant decimals); None when it stays."""
+    if position % 2 or not is_number_text(body) or not Decimal(body):
+        return None
+    return format(Decimal(body) * Decimal(INPUT_SHIFT.get() ** 2).scaleb(-2), "f")
 
 
 #: A number written as a string (``"48.12"``, ``"600"``, ``"-3"``; not ``"007"``, a code): the scale

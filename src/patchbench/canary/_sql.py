@@ -46,8 +46,8 @@ _CASE_KEYS = frozenset(
 
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
-#: Control cases planted per run (each is one more small query).
-MAX_CONTROLS = 5
+#: Control cases planted per run (each is one more small query): one of each kind first.
+MAX_CONTROLS = 6
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -132,7 +132,8 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
     Per fail-to-pass case (not skipped): its fixture rows inserted in reverse order (key ``<case>#rev``),
     its parameters moved on (an ISO date by a day, an integer by one: ``<case>#param``), its ids
-    renumbered (``<case>#ids``, :data:`ID_OFFSET`), and up to
+    renumbered (``<case>#ids``, :data:`ID_OFFSET`), each table of two rows or more emptied in turn
+    (``<case>#empty<i>``), and up to
     :data:`PROBES_PER_CASE` - 1 databases with one fixture row dropped (``<case>#drop<i>.<j>``), the
     case's own fixture items (written last, the ones that make this case what it is) first.
     """
@@ -176,6 +177,13 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # value renamed: code keyed on the listed cases' names or dates answers the buggy way
             fixtures, params = shifted_all
             out[f"{name}#shift"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        for i in reversed(tables):
+            if len(items[i]["rows"]) > 1:
+                # one table's rows all gone (round eleven: a query right only for the kinds of rows the
+                # listed cases hold, members who joined this year or borrowed before, met a member who
+                # never borrowed only once every loan was gone; a dropped row leaves the others)
+                empty = [{**item, "rows": []} if n == i else item for n, item in enumerate(items)]
+                out[f"{name}#empty{i}"] = {**base, "fixtures": empty}
         drops = [(i, j) for i in reversed(tables) for j in range(len(items[i]["rows"]))]
         for i, j in drops[: PROBES_PER_CASE - 1]:
             changed = [
@@ -190,7 +198,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids", "shift", "grow"):
+    for kind in ("param", "drop", "ids", "shift", "grow", "empty"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
