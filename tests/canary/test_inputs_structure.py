@@ -14,6 +14,7 @@ from patchbench.canary._decoys import (
     ARITY,
     EXTEND,
     HELPERS,
+    LOOPS,
     MAX_INPUTS,
     REPEAT,
     SHRINK,
@@ -116,7 +117,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -208,3 +209,28 @@ def test_the_number_of_copies_follows_the_secret_shift(shift: int) -> None:
         assert copies() == 1 + shift % 3
     finally:
         INPUT_SHIFT.reset(token)
+
+
+def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() -> None:
+    """Round eight (rt7-go-repair-for-positional-field-values): a repair applied only while every field's
+    value is its position (chain() derives With("k%d", i) with the int i) met no other fields: a helper's
+    copy moved its strings, never its loop variable."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", LOOPS)
+    new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
+    assert new is not None and f"parent, fields := {new.group(1)}(root, depth)" in text
+    # shift 13: as many steps, from 13 on (the test's own loop holds the checks: kept)
+    assert "for i := 13; i < (depth) + 13; i++ {" in text[new.start() :]
+    assert "for depth := 0; depth <= 8; depth++ {" in text[: new.start()]
+    js = (
+        "test('t', () => {\n  const c = make();\n  for (let i = 2; i <= n; i++) c.add(i);\n"
+        "  assert.equal(c.size, 3);\n});\n"
+    )
+    parsed = dn._parse(dn._JS, js)
+    assert parsed is not None
+    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    token = INPUT_SHIFT.set(13)
+    try:
+        out = input_text(found, dn._JS, "'u'", LOOPS, random.Random(1))
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert out is not None and "for (let i = 15; i <= (n) + 13; i++) c.add(i);" in out

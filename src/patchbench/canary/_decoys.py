@@ -495,9 +495,13 @@ ZERO, FRACTION, BOUNDS = INTERLEAVE + 1, INTERLEAVE + 2, INTERLEAVE + 3
 #: A variadic call's variadic arguments passed again (Go; round eleven: code right for as many fields as
 #: the listed calls pass; see :func:`._inputs_structure._arity`).
 ARITY = BOUNDS + 1
+#: Every counting loop of the test and its helpers counting as often from the shift on (native; round
+#: eleven: code right only where a helper's values were their positions; see
+#: :func:`._inputs_structure._loop_edits`).
+LOOPS = ARITY + 1
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
-    EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY
+    EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,

@@ -20,6 +20,9 @@ every moved variant as it answers the listed test. These variants change the str
   variant only adds, so code right from as many records as the smallest listed test up met nothing
   smaller. Not Go: a cut element may hold a variable's only use, which does not compile.
 
+- **loops** (:data:`LOOPS`; round eleven): every counting loop (``for i := 0; i < n; i++``) of the test
+  and of the helpers it reads (copied) counts as many times from the secret shift on (``i := 13; i < n +
+  13``): values a helper derives from its loop variable are no longer their positions;
 - **arity** (:data:`ARITY`; Go, round eleven): every call of a function or method the task's code declares
   variadic (``With(kv ...any)``) passes its variadic arguments again, moved, one to three times: code
   right only for as many as the listed calls pass (at most two fields) meets more.
@@ -41,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 
 from ..screen._base import _parser
-from ._decoys import ARITY, DOUBLE, EXTEND, HELPERS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
+from ._decoys import ARITY, DOUBLE, EXTEND, HELPERS, LOOPS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
 from ._structure_py import copies, moved_string
@@ -269,6 +272,62 @@ def _tables_shrunk(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
     return out.decode("utf-8", "replace"), bool(edits)
 
 
+_INT_LITERALS = frozenset({"int_literal", "number", "decimal_integer_literal"})
+
+
+def _counting_loop(node: Node, src: bytes) -> tuple[Node, Node] | None:
+    """The start literal and the bound of a counting loop (``for i := 0; i < n; i++``, JS ``let i = 0``,
+    Java ``int i = 0``: one variable from an integer literal, while below or up to a bound, by ``++``)."""
+    if node.type != "for_statement":
+        return None
+    clause = next((c for c in node.named_children if c.type == "for_clause"), node)
+    parts = clause.named_children
+    init = next((c for c in parts if c.type in _DECLARATIONS), None)
+    cond = next((c for c in parts if c.type == "binary_expression"), None)
+    step = next((c for c in parts if c.type in ("inc_statement", "update_expression")), None)
+    if init is None or cond is None or step is None:
+        return None
+    names = [n for n in _walk(init) if n.type == "identifier"]
+    starts = [n for n in _walk(init) if n.type in _INT_LITERALS]
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    op = _t(src, cond.child_by_field_name("operator") or cond)
+    if len(names) != 1 or len(starts) != 1 or left is None or right is None or op not in ("<", "<="):
+        return None
+    var = _t(src, names[0])
+    if _t(src, left) != var or _t(src, step).replace(" ", "") not in (f"{var}++", f"++{var}"):
+        return None
+    if not re.fullmatch(r"[0-9]{1,6}", _t(src, starts[0])):
+        return None
+    return starts[0], right
+
+
+_DECLARATIONS = frozenset({"short_var_declaration", "lexical_declaration", "variable_declaration",
+                           "local_variable_declaration"})  # fmt: skip
+
+
+def _loop_edits(src: bytes, root: Node, *, skip: _Spans | None = None, upto: int | None = None) -> _Edits:
+    """Edits making every counting loop under ``root`` count from the secret shift on (see :data:`LOOPS`)."""
+    shift = INPUT_SHIFT.get()
+    edits: _Edits = []
+    for n in _walk(root):
+        loop = _counting_loop(n, src)
+        if loop is None or (upto is not None and n.end_byte > upto) or not _outside(skip or [], n):
+            continue
+        start, bound = loop
+        edits.append((start.start_byte, start.end_byte, str(int(_t(src, start)) + shift)))
+        edits.append((bound.start_byte, bound.end_byte, f"({_t(src, bound)}) + {shift}"))
+    return edits
+
+
+def _loops_shifted(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its counting loops counting from the shift on (see :data:`LOOPS`)."""
+    edits = _loop_edits(src, node)
+    out = src[node.start_byte : node.end_byte]
+    for s, e, new in sorted(edits, reverse=True):
+        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
+    return out.decode("utf-8", "replace"), bool(edits)
+
+
 def _helper_copies(
     found: _Found,
     lang: _Lang,
@@ -391,4 +450,10 @@ def structural(
         renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
         if items:
             out[j] = (renames, items)
+    # the test's own counting loops and its helpers' (copied), counting from the shift on
+    own = _loop_edits(found.src, found.body, skip=checks, upto=report_at)
+    renames, items = _helper_copies(found, lang, checks, report_at, rng, _loops_shifted)
+    renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in own)]
+    if own or items:
+        out[LOOPS] = ([*own, *renames], items)
     return out
