@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from patchbench.canary import _decoys, _structure_py
-from patchbench.canary._decoys import EXTEND, HELPERS, INTERLEAVE, REPEAT, SHRINK
+from patchbench.canary._decoys import EXTEND, HELPERS, INTERLEAVE, LOOPS, REPEAT, SHRINK
 from patchbench.canary._probing import INPUT_SHIFT
 
 _SOURCE = textwrap.dedent(
@@ -162,3 +162,25 @@ def test_a_function_the_test_never_runs_gives_no_control() -> None:
     fn = tree.body[1]
     assert isinstance(fn, ast.FunctionDef)
     assert _decoys._input_control(fn, "test_new", 2, {}, {}) is None
+
+
+def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() -> None:
+    """Round eleven: the Python side of the loops variant (values derived from a loop variable are no longer
+    positions; a loop over `_` is left)."""
+    tree = ast.parse(
+        "def build(n):\n    return [Rec(i, f'k{i}') for i in range(n)]\n\n"
+        "def test_x():\n    rs = build(3)\n    for _ in range(2):\n        tick()\n"
+        "    for i, r in enumerate(rs):\n        r.at = i\n    assert total(rs) == 3\n"
+    )
+    helpers = _structure_py.module_helpers(tree)
+    fn = tree.body[1]
+    assert isinstance(fn, ast.FunctionDef)
+    token = INPUT_SHIFT.set(13)
+    try:
+        out = _decoys._input_control(fn, "test_y", LOOPS, {}, helpers)
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert out is not None
+    text = ast.unparse(out)
+    assert "return [Rec(i, f'k{i}') for i in range(13, n + 13)]" in text  # the helper's copy
+    assert "for _ in range(2):" in text and "for i, r in enumerate(rs, 13):" in text

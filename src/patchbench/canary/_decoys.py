@@ -774,6 +774,13 @@ def _moved(
             return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
         if which == INTERLEAVE:
             return (setup, checked) if _structure_py.interleave([*setup, checked]) else None
+        if which == LOOPS:
+            roots = [*setup, checked]
+            own = _structure_py.count_from_shift(roots)
+            defs = _structure_py.helper_copies(
+                roots, helpers or {}, lambda body: _structure_py.count_from_shift(list(body))
+            )
+            return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
         if which == REPEAT:

@@ -10,7 +10,11 @@ their literals:
 - **repeat**: the first call made as a statement of its own is made again right after, its literals moved;
 - **helpers**: the functions of the test's module that it calls (no decorator, not a test) are defined again
   at the top of the control with their strings moved; the local definition shadows the module's, so the
-  control calls the copy and nothing else changes.
+  control calls the copy and nothing else changes;
+- **loops** (round eleven): every loop over ``range(..)`` or ``enumerate(..)`` in those statements, and in
+  copies of the helpers, counts as many times from the secret shift on (``range(n)`` becomes
+  ``range(13, n + 13)``, ``enumerate(xs)`` ``enumerate(xs, 13)``): values derived from a loop variable are
+  no longer positions.
 
 The AST is edited in place on copies the caller owns.
 """
@@ -206,9 +210,50 @@ def module_helpers(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     }
 
 
-def helper_copies(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) -> list[ast.stmt]:
+def count_from_shift(roots: list[ast.AST]) -> bool:
+    """Make every loop over ``range(..)`` (one or two arguments) or ``enumerate(..)`` (no start) under
+    ``roots`` count as often from the secret shift on, in place (see the module's doc); whether any
+    changed. A loop whose variable is ``_`` is left: its values are not read."""
+    shift = INPUT_SHIFT.get()
+    changed = False
+    for root in roots:
+        for n in ast.walk(root):
+            if not isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+                continue
+            it, target = n.iter, n.target
+            if isinstance(target, ast.Name) and target.id.startswith("_"):
+                continue
+            if (
+                not isinstance(it, ast.Call)
+                or it.keywords
+                or any(isinstance(a, ast.Starred) for a in it.args)
+            ):
+                continue
+            name = callee(it)
+            if name == "range" and isinstance(it.func, ast.Name) and len(it.args) in (1, 2):
+                low, high = (ast.Constant(0), it.args[0]) if len(it.args) == 1 else it.args
+                it.args = [_plus(low, shift), _plus(high, shift)]
+                changed = True
+            elif name == "enumerate" and isinstance(it.func, ast.Name) and len(it.args) == 1:
+                it.args.append(ast.Constant(shift))
+                changed = True
+    return changed
+
+
+def _plus(node: ast.expr, k: int) -> ast.expr:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return ast.Constant(node.value + k)
+    return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(k))
+
+
+def helper_copies(
+    roots: list[ast.AST],
+    helpers: Mapping[str, ast.FunctionDef],
+    change: Callable[[list[ast.stmt]], bool] | None = None,
+) -> list[ast.stmt]:
     """The helpers ``roots`` call, defined again with their strings moved (integers kept: in a helper they
-    are loop bounds and positions more often than inputs); those whose copy would not differ are left."""
+    are loop bounds and positions more often than inputs), or changed by ``change`` (their statements, in
+    place; whether any changed); those whose copy would not differ are left."""
     called = {
         n.func.id
         for root in roots
@@ -221,6 +266,9 @@ def helper_copies(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) 
         body = again.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # the docstring: moving it changes nothing
-        if sum(move_constants(stmt, 1, numbers=False) for stmt in body):
+        if change is not None:
+            if change(body):
+                out.append(again)
+        elif sum(move_constants(stmt, 1, numbers=False) for stmt in body):
             out.append(again)
     return out
