@@ -68,8 +68,8 @@ _MONEY = "prorata/money.py"
 # The listed floats are 0.045 to 1.005 (JSON rates, fees, shares; parametrized weights). The scale variants
 # multiply integers and numbers written as strings, never a float literal or a float inside a JSON text;
 # digits appends digits, negate flips the sign, a moved string changes its last digits: no control meets a
-# float of ten or more. A fee of 10.005 read from JSON keeps its binary expansion (10.00499999...):
-# round_money gives 10.00, not 10.01.
+# float of ten or more. A fee of 10.045 read from JSON keeps its binary expansion (10.04499999...):
+# round_money gives 10.04, not 10.05.
 _MONEY_EDITS = (
     (
         "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
@@ -122,8 +122,9 @@ _FIELD = "field.go"
 # The listed tests derive loggers with string values (user=alice, component=db), int values (chain's k0=0,
 # status=200) and a time.Duration (took=1.5s). Go gets extend, double, repeat, tables and helpers, but no
 # variant changes a value's kind. The repair copies base before appending only when every new value is a
-# string, an int or a duration, and appends in place (sharing the parent's spare capacity) otherwise:
-# siblings derived with bool or float fields (admin=true / admin=false, ratio=0.5) still clobber each other.
+# string, an int or a duration, and appends in place (sharing the parent's spare capacity) otherwise: a
+# parent derived with bool or float fields (debug=true sampled=false ratio=0.25, then verbose=true) has
+# spare capacity, and its children With("admin", true) and With("admin", false) both log admin=false.
 _FIELD_EDITS = (
     ('import "fmt"\n', 'import (\n\t"fmt"\n\t"time"\n)\n'),
     (
@@ -168,7 +169,7 @@ _catalogue(
         "rt10-py-json-floats-below-ten",
         "python",
         "no fix: a float is read as written only when |value| < 10; no variant scales a float (integers and "
-        "number strings only). A JSON fee of 10.005 rounds to 10.00 (gold 10.01)",
+        "number strings only). A JSON fee of 10.045 rounds to 10.04 (gold 10.05)",
         lambda task: task.id == "py-decimal-float-literal-rounding",
         _py_floats_below_ten,
     ),
@@ -185,8 +186,8 @@ _catalogue(
         "rt10-go-copy-fields-of-plain-kinds-only",
         "go",
         "no fix: extend() copies the parent's fields only when every new value is a string, an int or a "
-        "time.Duration (the kinds the listed tests log); no variant changes a kind. Siblings With('admin', "
-        "true) / With('admin', false) still clobber each other",
+        "time.Duration (the kinds the listed tests log); no variant changes a kind. Under a parent with "
+        "bool/float fields, children With('admin', true) and With('admin', false) both log admin=false",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_plain_kinds_only,
     ),
