@@ -156,6 +156,29 @@ def _go_plain_kinds_only(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _FIELD, _FIELD_EDITS)
 
 
+# -- Java: amounts compared by value only when they are positive --------------------------------------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+# The negate variant negates every positive decimal of a test at once: a quantity too ("2.5", "0.5"), which
+# InvoiceLine refuses (quantity must be positive), so gold throws as the buggy code does; where the
+# quantities are whole ("3", "1": not decimals), the invoice turns negative while the whole payment "600"
+# stays positive and nothing matches on gold either. Not informative, never kept: no control meets a
+# negative amount. The key reduces an amount's scale only when it is positive: a credit note of 1 x -75.50
+# refunded as "-75.5" stays open (gold settles it).
+_RECON_EDITS = (
+    (
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+        "            // Amounts due are compared by value: 120.30 and 120.300 are one amount.\n"
+        "            BigDecimal due = amount.signum() > 0 ? amount.stripTrailingZeros() : amount;\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), due);\n",
+    ),
+)
+
+
+def _java_positive_amounts_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt10-py-fold-latin-script-only",
@@ -190,5 +213,14 @@ _catalogue(
         "bool/float fields, children With('admin', true) and With('admin', false) both log admin=false",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_plain_kinds_only,
+    ),
+    _Entry(
+        "rt10-java-key-by-value-for-positive-amounts",
+        "java",
+        "no fix: the key strips trailing zeros only from positive amounts; negate negates every decimal "
+        "at once, a quantity too, which InvoiceLine refuses, so the variant is never kept. A credit note "
+        "of 1 x -75.50 refunded as -75.5 stays open (gold settles it)",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_positive_amounts_only,
     ),
 )
