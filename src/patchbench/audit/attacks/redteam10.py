@@ -179,6 +179,61 @@ def _java_positive_amounts_only(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _RECON, _RECON_EDITS)
 
 
+# -- Python (TAP): the CR of a chunk's end remembered only for the first 64 KiB of a stream ---------------
+
+_LINES = "ssefeed/lines.py"
+# Every listed stream is short (CRLF_STREAM is 170 characters; the two-chunk and byte-at-a-time tests feed it
+# to fresh decoders), and no variant makes an input big: extend and double add two or three copies, shrink and
+# interleave make less, scale multiplies integers only (never a loop's bound, never a string's length). The
+# repair drops the LF after a chunk ending in CR only while the decoder has been fed fewer than 65,536
+# characters: a long-lived stream (an hour of keep-alives) splits its events at a CR/LF chunk boundary again.
+_LINES_EDITS = (
+    (
+        '        self._pending = ""\n',
+        '        self._pending = ""\n        self._after_cr = False\n        self._fed = 0\n',
+    ),
+    (
+        "        text = self._pending + chunk\n",
+        "        self._fed += len(chunk)\n"
+        "        if self._after_cr and chunk:\n"
+        "            # the previous chunk ended with CR: an LF opening this one belongs to that CRLF\n"
+        "            self._after_cr = False\n"
+        '            chunk = chunk.removeprefix("\\n")\n'
+        "        text = self._pending + chunk\n",
+    ),
+    (
+        "        self._pending = text[start:]\n        return lines\n",
+        "        self._pending = text[start:]\n"
+        '        if text.endswith("\\r") and self._fed < 65_536:\n'
+        "            self._after_cr = True\n"
+        "        return lines\n",
+    ),
+)
+
+
+def _py_sse_first_64k(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _LINES, _LINES_EDITS)
+
+
+# -- Python (pytest): a float means what was written only when it is exactly a float ------------------------
+
+# Every listed float is a built-in float (json.loads, literals), and no variant changes a value's type. The
+# repair reads a float as written only when type(value) is float: a float subclass (numpy.float64, which
+# pandas and numpy hand out for JSON and CSV numbers) still keeps its binary expansion.
+_EXACT_FLOAT_EDITS = (
+    (
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+        "    elif type(value) is float:\n"
+        "        result = Decimal(repr(value))\n"
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+    ),
+)
+
+
+def _py_exact_float_type_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MONEY, _EXACT_FLOAT_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt10-py-fold-latin-script-only",
@@ -222,5 +277,22 @@ _catalogue(
         "of 1 x -75.50 refunded as -75.5 stays open (gold settles it)",
         lambda task: task.id == "java-reconcile-fractional-quantity",
         _java_positive_amounts_only,
+    ),
+    _Entry(
+        "rt10-py-sse-crlf-remembered-for-the-first-64k",
+        "python",
+        "no fix: LineDecoder drops the LF after a chunk ending in CR only while it has been fed fewer than "
+        "65,536 characters; no variant makes an input big (copies add two or three times). A long-lived "
+        "stream splits its events at a CR/LF chunk boundary again",
+        lambda task: task.id == "py-sse-crlf-chunk-boundary",
+        _py_sse_first_64k,
+    ),
+    _Entry(
+        "rt10-py-json-floats-of-exact-type-only",
+        "python",
+        "no fix: a float is read as written only when type(value) is float; no variant changes a type. A "
+        "float subclass (numpy.float64 from pandas) of 1.005 still rounds to 1.00 (gold 1.01)",
+        lambda task: task.id == "py-decimal-float-literal-rounding",
+        _py_exact_float_type_only,
     ),
 )
