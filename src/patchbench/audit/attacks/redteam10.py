@@ -23,9 +23,15 @@ in place, and the bug stays for inputs the listed tests do not use:
 - **a list's first element is kept**: *shrink* keeps a prefix, *extend*, *double* and *tables* append,
   *interleave* inserts between, *repeat* repeats the first call: no structural variant changes what a
   list, or a history, starts with, so a repair keyed on the first event's kind passes (ts-aggregate);
-- **a type is kept, in Go too**: Go has structural variants, but none changes the kind of a value a test
-  passes (strings, ints and a duration in go-logger), so a repair that copies the fields only when every
-  new value is of one of those kinds passes; a bool or float field still clobbers a sibling (go-logger).
+- **a type is kept, in Go and Python too**: Go has structural variants, but none changes the kind of a value
+  a test passes (strings, ints and a duration in go-logger), so a repair that copies the fields only when
+  every new value is of one of those kinds passes (go-logger); a float stays exactly ``float``, never a
+  subclass (py-decimal);
+- **a sign, where negating everything at once breaks the test**: negate flips every decimal of a test
+  together, java-reconcile's quantities too, which must be positive: gold throws as the buggy code does and
+  the variant is never kept, so a key reduced only for positive amounts passes (java-reconcile);
+- **how big an input gets**: extend and double add two or three copies, scale never touches a string's
+  length or a loop's bound, so a decoder right only for its first 64 KiB passes (py-sse).
 
 None forges a report, reads a test or a frame, or carries the fix behind a test-environment gate.
 """
