@@ -1116,3 +1116,43 @@ def test_the_pytest_plugin_sees_a_hidden_test_whose_code_was_swapped(tmp_path: P
     assert _pytest_with_canary(tmp_path / "clean", clean, hidden="tests/test_a.py") == "failed"
     swapped = {"tests/test_a.py": test + swap, "tests/conftest.py": ""}
     assert _pytest_with_canary(tmp_path / "swap", swapped, hidden="tests/test_a.py") == "passed"
+
+
+def test_a_control_named_like_a_decoy_keeps_its_value(tmp_path: Path) -> None:
+    """Round eleven: the plugin took every test whose name *contained* a decoy's for a decoy, so a control
+    drawn as `test_t_again42` beside a decoy `test_t_again4` lost its reported value (its failure was
+    replaced by the canary's short one) and a correct fix failed a control about one run in 200."""
+    import os
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from patchbench.canary import PYTEST_PLUGIN
+    from patchbench.canary._python import _py_body
+
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / f"{PYTEST_PLUGIN_MODULE}.py").write_text(PYTEST_PLUGIN)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "def test_t_again4():\n    assert 1 == 2\n\n"
+        "def test_t_again42():\n    raise AssertionError('pb-value:7')\n"
+    )
+    (tmp_path / "tests" / "test_pb_canary_n1.py").write_text(_py_body("test_pb_canary_n1"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "h"),
+        "PATCHBENCH_CANARY_NAME": "test_pb_canary_n1",
+        "PATCHBENCH_CANARY_FILE": str(tmp_path / "tests" / "test_pb_canary_n1.py"),
+        "PATCHBENCH_WORKSPACE": str(tmp_path),
+        "PATCHBENCH_CANARY_DECOYS": "test_t_again4",
+    }
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", PYTEST_PLUGIN_MODULE, "-p", "no:cacheprovider"]
+    subprocess.run(
+        [*argv, f"--junitxml={tmp_path / 'j.xml'}", "tests"], cwd=tmp_path, env=env, capture_output=True
+    )
+    failures = {
+        c.get("name"): " ".join(f.get("message") or "" for f in c)
+        for c in ET.parse(tmp_path / "j.xml").iter("testcase")
+    }
+    assert "pb-value:7" in failures["test_t_again42"]  # a control: its own failure, its value
+    assert failures["test_t_again4"] == "patchbench canary: this test always fails"  # the decoy's short one

@@ -716,8 +716,8 @@ def _controls(
     plan = [("gold", Candidate.gold())] + (
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )
-    # every variant (see PROBE_INPUTS): first with those that may not compile, for Go
-    inputs = 3 if task.language == "go" else 2
+    # every variant (see PROBE_INPUTS): first with those that may not build or may run long
+    inputs = 3
     # how far the several-literal input variants move numbers: secret, per task (kept in the record)
     shift = secrets.choice(SHIFTS)
     for name, cand in plan:

@@ -110,16 +110,9 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     # and all ints scaled; add(3, 3), add(2, 4): gold 6, the buggy code other)
     learnt = set(json.loads(record.read_text())["controls"])
     add = "tests/test_calc.py::test_add"
-    assert (
-        {add, *(f"{add}#in{j}" for j in (2, 4, 12, 14, 15))}
-        <= learnt
-        <= {
-            add,
-            *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15)),
-        }
-    )
-    # (#in5, add(2, 4), was once not learnt in a full suite run on a loaded machine; the cause is not
-    # known yet: it is allowed to be absent, never test_once's keys or another variant to be present)
+    # (#in5, add(2, 4), was once not learnt in a loaded run: its probe was drawn a name holding a decoy's,
+    # `..._again42` beside `..._again4`, and the plugin took it for one; names are matched whole now)
+    assert learnt == {add, *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15))}
     # the copy and five input controls (one of each several-literal kind, one moving a single literal:
     # pick_inputs)
     assert "control tests: 6 planted, all passed" in gold.notes

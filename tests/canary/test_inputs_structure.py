@@ -14,18 +14,21 @@ from patchbench.canary._decoys import (
     ARITY,
     EXTEND,
     HELPERS,
+    KINDS,
     LOOPS,
     MAX_INPUTS,
     REPEAT,
+    REVERSE,
     SHRINK,
     SHRINK_TABLES,
     STRUCTURAL,
+    TAIL,
     is_input_key,
     pick_inputs,
 )
 from patchbench.canary._decoys_native import plan_native_decoys
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_MARK, input_text
-from patchbench.canary._inputs_structure import copies, variadic_functions
+from patchbench.canary._inputs_structure import _ANY, VARIADIC, copies, variadic_functions
 from patchbench.canary._probing import INPUT_SHIFT, PROBE_INPUTS
 
 #: The built-in task of each language (one each: its id starts with the prefix).
@@ -117,7 +120,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -178,9 +181,10 @@ def test_variadic_functions_are_read_from_the_tasks_go_code() -> None:
         "func F(a, b int, c ...string) {}\nfunc G(int, ...string) {}\nfunc (o *O) With(k string) {}\n"
     )
     # With is also a method that is not variadic: left out (its copy might not build)
-    assert variadic_functions([src]) == {"Info": 1, "F": 2, "G": 1}
+    # an `...any` parameter adds _ANY (its values may be of any kind: see KINDS)
+    assert variadic_functions([src]) == {"Info": 1 + _ANY, "F": 2, "G": 1}
     task = next(t for t in pb.load("builtin").tasks if t.id.startswith("go-"))
-    assert variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")])["With"] == 0
+    assert variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")])["With"] == _ANY
 
 
 def test_arity_passes_a_variadic_calls_arguments_again_moved() -> None:
@@ -234,3 +238,33 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
     finally:
         INPUT_SHIFT.reset(token)
     assert out is not None and "for (let i = 15; i <= (n) + 13; i++) c.add(i);" in out
+
+
+def test_kinds_pass_an_any_calls_values_as_slices_in_the_test_and_its_helpers() -> None:
+    """Round eleven (rt10-go-copy-fields-of-plain-kinds-only): a repair applied only while every value is a
+    string, an int or a duration met no other kind (no variant changed a value's kind)."""
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith("go-"))
+    token = VARIADIC.set(variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")]))
+    try:
+        text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", KINDS)
+    finally:
+        VARIADIC.reset(token)
+    assert 'alice := parent.With("user", []any{"alice"})' in text
+    helper = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
+    assert helper is not None and 'l = l.With(fmt.Sprintf("k%d", i), []any{i})' in text[helper.start() :]
+
+
+def test_tail_and_reverse_change_what_a_list_starts_with() -> None:
+    """Round eleven (rt10-ts-replay-histories-opened-by-the-first-command): a repair applied only to
+    histories opening with the listed first event met no other first event (every structural variant kept
+    a list's first element)."""
+    planted = _planted("typescript")
+    assert {TAIL, REVERSE} <= _variants(planted)
+    text = _text(
+        "typescript", "a cart rebuilt from its history has the same lines, coupon and totals", REVERSE
+    )
+    table = re.search(r"const (cartHistoryPb\d+): CartEvent\[\] = \[(.*?)\n\];", text, re.S)
+    assert table is not None
+    assert table.group(2).index("CouponApplied") < table.group(2).index("ItemAdded")  # the last first
+    mixed = _text("javascript", "lists mixed keys from the least to the most recently used", TAIL)
+    assert "for (const key of [20, 'a', '3', 7])" in mixed

@@ -20,9 +20,12 @@ from patchbench.canary._decoys import (
     FRACTION,
     LATE,
     NEGATE,
+    NEGATE_REST,
     RESPELL,
+    RETYPE,
     SCALE,
     SCALE_ALL,
+    SCALE_DECIMALS,
     SCALE_ODD,
     SCALES,
     ZERO,
@@ -31,6 +34,8 @@ from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
 from patchbench.canary._respell import (
     bound_factor,
+    decimal_number_scaled,
+    decimals_scaled,
     fraction_text,
     late_delta,
     later,
@@ -41,6 +46,7 @@ from patchbench.canary._respell import (
     respelled,
     scaled,
     scaled_text,
+    scripted,
     times_text,
 )
 
@@ -302,3 +308,49 @@ def test_bounds_scale_a_loops_bound_with_the_sizes_it_meets() -> None:
     plain = ast.parse("def test_x():\n    pool = create(max_size=2)\n    assert pool.opened == 2\n").body[0]
     assert isinstance(plain, ast.FunctionDef)
     assert _decoys._input_control(plain, "test_y", BOUNDS, {}, {}) is None  # no loop: scale_all's
+
+
+def test_script_redraws_accented_letters_from_greek_and_cyrillic_in_turn() -> None:
+    """Round eleven (rt10-py-fold-latin-script-only): every respelled letter was Latin, so a repair that
+    stripped marks from Latin letters only met no other script."""
+    out = scripted("Crème brûlée")
+    assert out is not None and [c.isascii() for c in out] == [c.isascii() for c in "Crème brûlée"]
+    drawn = [c for c in out if not c.isascii()]
+    assert drawn[0].lower() in "άέήίόύώϊϋ" and drawn[1].lower() in "ѐёѓїќѝўйӑӓӗӛӝӟӣӥӧӫӯӱӳӵӹ"
+    assert all(c.isupper() for c in drawn)  # small letters became capitals
+    assert all(len(unicodedata.normalize("NFD", c)) == 2 for c in drawn)  # a base letter and a mark
+    assert scripted("plain") is None
+
+
+def test_decimals_are_scaled_by_the_shifts_cube_their_digits_kept() -> None:
+    """Round eleven (rt10-py-json-floats-below-ten): no variant moved a float's magnitude."""
+    assert decimals_scaled('{"rate": 0.045, "n": 3}') == '{"rate": 98.865, "n": 3}'  # 0.045 x 13^3
+    assert decimal_number_scaled("1.005") == "2207.985" and decimal_number_scaled("3") is None
+    tree = ast.parse("def test_x():\n    r = json.loads('{\"a\": 0.5}')\n    assert f(r, 0.25) == 1\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", SCALE_DECIMALS, {}, {})
+    assert out is not None and """json.loads('{"a": 1098.5}')""" in ast.unparse(out)
+
+
+def test_negate_rest_keeps_the_first_decimal_written() -> None:
+    """Round eleven (rt10-java-key-by-value-for-positive-amounts): negating every decimal at once made a
+    validated quantity negative, so no control met a negative amount."""
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
+    java = input_text(found, dn._JAVA, "newName", NEGATE_REST, random.Random(1))
+    assert java is not None and 'InvoiceLine.of("consulting, hours", "2.5", "-48.12")' in java
+    assert 'Payment.of("BNK-88121", "NORTHWIND", "-120.30")' in java
+
+
+def test_retype_reads_floats_as_a_subclass_of_float() -> None:
+    """Round eleven (rt10-py-json-floats-of-exact-type-only): no variant changed a value's type."""
+    tree = ast.parse("def test_x():\n    r = json.loads('{\"a\": 0.5}')\n    assert f(r['a'], 0.25) == 1\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", RETYPE, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert "json.loads('{\"a\": 0.5}', parse_float=type('float', (float,), {}))" in text
+    assert "f(r['a'], type('float', (float,), {})(0.25))" in text
+    value = eval("type('float', (float,), {})(0.25)")  # what the copy passes: a float, not exactly one
+    assert isinstance(value, float) and type(value) is not float and repr(value) == "0.25"

@@ -8,7 +8,17 @@ import textwrap
 import pytest
 
 from patchbench.canary import _decoys, _structure_py
-from patchbench.canary._decoys import EXTEND, HELPERS, INTERLEAVE, LOOPS, REPEAT, SHRINK
+from patchbench.canary._decoys import (
+    EXTEND,
+    HELPERS,
+    INTERLEAVE,
+    LOOPS,
+    REPEAT,
+    REVERSE,
+    SHRINK,
+    TAIL,
+    VOLUME,
+)
 from patchbench.canary._probing import INPUT_SHIFT
 
 _SOURCE = textwrap.dedent(
@@ -184,3 +194,23 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
     text = ast.unparse(out)
     assert "return [Rec(i, f'k{i}') for i in range(13, n + 13)]" in text  # the helper's copy
     assert "for _ in range(2):" in text and "for i, r in enumerate(rs, 13):" in text
+
+
+def test_reverse_tail_and_volume_change_order_start_and_size() -> None:
+    """Round eleven: what a list starts with and how big an input gets never changed (rt10-ts-replay-
+    histories-opened-by-the-first-command, rt10-py-sse-crlf-remembered-for-the-first-64k)."""
+    tree = ast.parse("def test_x():\n    got = feed(['a\\r', '\\nb', 'c'])\n    assert got == 1\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    turned = _decoys._input_control(fn, "test_y", REVERSE, {}, {})
+    cut = _decoys._input_control(fn, "test_y", TAIL, {}, {})
+    big = _decoys._input_control(fn, "test_y", VOLUME, {}, {})
+    assert turned is not None and "feed(['c', '\\nb', 'a\\r'])" in ast.unparse(turned)
+    assert cut is not None and "feed(['\\nb', 'c'])" in ast.unparse(cut)
+    assert big is not None
+    grown = next(n for n in ast.walk(big) if isinstance(n, ast.List))
+    size = sum(len(e.value) for e in grown.elts if isinstance(e, ast.Constant))
+    assert size >= _structure_py.VOLUME_CHARS and len(grown.elts) % 3 == 0  # the same chunks, in order
+    same = ast.parse("def test_x():\n    assert f([1, 1]) == 2\n").body[0]
+    assert isinstance(same, ast.FunctionDef)
+    assert _decoys._input_control(same, "test_y", REVERSE, {}, {}) is None  # nothing to turn

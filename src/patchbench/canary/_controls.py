@@ -16,7 +16,7 @@ from typing import Any
 
 from ..results import TestResult
 from ..task import Task
-from ._decoys import INPUT_KEY, STRUCTURAL, is_input_key, reported_value
+from ._decoys import INPUT_KEY, RETYPE, STRUCTURAL, is_input_key, reported_value
 from ._inputs_native import native_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
@@ -55,8 +55,9 @@ def learn_controls(
             value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
             informative = not any(same_value(t, value) for t in theirs) if value is not None else False
             # a structural variant may keep the listed expectation (more of the same records merge to
-            # the same blocks): what it tests is the structure, not the value
-            structural = int(key.rsplit(INPUT_KEY, 1)[1]) in STRUCTURAL
+            # the same blocks): what it tests is the structure, not the value; a retyped one (a float
+            # subclass) the type
+            structural = int(key.rsplit(INPUT_KEY, 1)[1]) in (*STRUCTURAL, RETYPE)
             if (
                 value is not None
                 and informative

@@ -396,8 +396,10 @@ def plan_decoys(
             # control is the same probe, graded on the host against what gold returned.
             if probe and PROBE_INPUTS.get() < 2 and which not in BASIC_VARIANTS:
                 continue
+            if probe and PROBE_INPUTS.get() < 3 and which in LEVEL_THREE:
+                continue
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and sum(map(is_input_key, probes.values())) < 10 * MAX_PROBES) or ikey in chosen):
+            if not ((probe and sum(map(is_input_key, probes.values())) < 16 * MAX_PROBES) or ikey in chosen):
                 continue
             # planted as the probe itself, graded by the host: gold's value is never written into the
             # sandbox (an oracle reading the control's source would find it there)
@@ -453,8 +455,9 @@ def plan_decoys(
 INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
-#: Input controls planted per run, and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 32
+#: Input controls planted per run (round eleven: every structural variant of three tests, 16 each, and one
+#: of each several-literal kind fit), and literal arguments of a check moved in turn by the probes.
+MAX_INPUTS = 72
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
@@ -499,13 +502,29 @@ ARITY = BOUNDS + 1
 #: eleven: code right only where a helper's values were their positions; see
 #: :func:`._inputs_structure._loop_edits`).
 LOOPS = ARITY + 1
+#: Round eleven's red team (rt10-*): non-ASCII letters redrawn from Greek and Cyrillic; every decimal scaled
+#: by the shift's cube; every decimal but the first written negated; every list without its first
+#: element (structural); a float literal made an instance of a float subclass (Python).
+SCRIPT, SCALE_DECIMALS, NEGATE_REST, TAIL, RETYPE = range(LOOPS + 1, LOOPS + 6)
+#: Every list of strings a test writes out repeated to :data:`._structure_py.VOLUME_CHARS` characters
+#: (Python; a large input: probed at level 3, see :data:`._probing.PROBE_INPUTS`).
+VOLUME = RETYPE + 1
+#: Every list a test writes out (and, native, its helpers' tables) in reverse order (structural).
+REVERSE = VOLUME + 1
+#: The values of a Go ``...any`` call's key-value pairs passed as floats (structural, Go at level 3; see
+#: :func:`._inputs_structure._kinds`).
+KINDS = REVERSE + 1
+#: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
+#: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
+LEVEL_THREE = (VOLUME,)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
-    EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS
+    EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
+    REVERSE, KINDS,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
-           FRACTION, BOUNDS)  # fmt: skip
+           FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -585,7 +604,7 @@ def _moved_values(value: object) -> list[int | str]:
 
 
 #: One literal move: (where, position, new value); see :func:`_literal_moves`.
-_Move = tuple[int, int, int | str | float]
+_Move = tuple[int, int, "int | str | float | _Retyped"]
 
 
 def _scaled(value: object, position: int, parity: str) -> int | str | None:
@@ -601,6 +620,37 @@ def _refined(value: object) -> str | float | None:
         more = _respell.refined_number(repr(value))
         return None if more is None else float(more)
     return _respell.refined(value) if type(value) is str and len(value) <= 2000 else None
+
+
+def _decimals_scaled(value: object) -> str | float | None:
+    """A float or a string with its decimals scaled by the shift's cube (see
+    :func:`._respell.decimals_scaled`)."""
+    if type(value) is float:
+        big = _respell.decimal_number_scaled(repr(value))
+        return None if big is None else float(big)
+    return _respell.decimals_scaled(value) if type(value) is str and len(value) <= 2000 else None
+
+
+@dataclass(frozen=True)
+class _Retyped:
+    """A move's value: the float, written as an instance of a subclass of float named ``float`` (see
+    :data:`RETYPE`)."""
+
+    value: float
+
+
+def _retype(root: ast.AST) -> None:
+    """Write every constant holding a :class:`_Retyped` as ``type('float', (float,), {})(value)``."""
+    for node in ast.walk(root):
+        for name, old in ast.iter_fields(node):
+            items = old if isinstance(old, list) else [old]
+            for i, item in enumerate(items):
+                if isinstance(item, ast.Constant) and isinstance(item.value, _Retyped):
+                    made = ast.Call(_structure_py.float_subclass(), [ast.Constant(item.value.value)], [])
+                    if isinstance(old, list):
+                        old[i] = made
+                    else:
+                        setattr(node, name, made)
 
 
 def _negated(value: object) -> str | float | None:
@@ -621,6 +671,7 @@ def _literal_moves(
     the statement ``fn.body[j]`` and -2 a module constant the test reads, position the literal's index in
     ``ast.walk`` of it; the checked expression's literals first, then the statements' nearest first."""
     found: list[tuple[int, int, object]] = []
+    place: dict[tuple[int, int], tuple[int, int]] = {}  # where each literal is written (line, column)
     written: list[tuple[int, int, int, int]] = []  # (line, column, where, position) of each int
     bounded: list[tuple[int, int, int, int]] = []  # the same, the loops' bounds among them
     roots: list[tuple[int, ast.AST]] = [(-1, check), *((j, fn.body[j]) for j in reversed(range(at)))]
@@ -632,6 +683,7 @@ def _literal_moves(
         for pos, node in enumerate(ast.walk(root)):
             if isinstance(node, ast.Constant) and id(node) not in timing:
                 found.append((where, pos, node.value))
+                place[(where, pos)] = (node.lineno, node.col_offset)
                 scalable = type(node.value) is int or (
                     type(node.value) is str and _respell.is_number_text(node.value)
                 )
@@ -669,6 +721,16 @@ def _literal_moves(
     zeros: list[_Move] = [(w, p, 0) for w, p, v in nonzero if v == nonzero[0][2]]
     loops = _bounds_scaled([(w, p, value[w, p]) for _, _, w, p in sorted(bounded)], written)
     negated: list[_Move] = [(w, p, less) for w, p, v in found if (less := _negated(v)) is not None]
+    # every decimal but the first written (by line and column; module constants, where -2, last)
+    negatable = sorted((place[(w, p)], w, p, less) for w, p, less in negated if (w, p) in place)
+    negated_rest: list[_Move] = [(w, p, less) for _, w, p, less in negatable[1:]]
+    decimals: list[_Move] = [(w, p, up) for w, p, v in found if (up := _decimals_scaled(v)) is not None]
+    retyped: list[_Move] = [(w, p, _Retyped(v)) for w, p, v in found if type(v) is float]
+    script: list[_Move] = [
+        (w, p, new)
+        for w, p, v in found
+        if type(v) is str and len(v) <= 2000 and (new := _respell.scripted(v))
+    ]
     texts = [(w, p, v) for w, p, v in found if type(v) is str and len(v) <= 2000]
     delta = _respell.late_delta([v for _, _, v in texts])
     late: list[_Move] = [
@@ -686,6 +748,10 @@ def _literal_moves(
         (ZERO, zeros),
         (FRACTION, fractions),
         (BOUNDS, loops),
+        (SCRIPT, script),
+        (SCALE_DECIMALS, decimals),
+        (NEGATE_REST, negated_rest if len(negatable) > 1 else []),
+        (RETYPE, retyped),
     ):
         if moves:
             out[j] = moves
@@ -772,6 +838,12 @@ def _moved(
             return (setup, checked) if extended else None
         if which == SHRINK:
             return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
+        if which == TAIL:
+            return (setup, checked) if _structure_py.tail([*setup, checked]) else None
+        if which == REVERSE:
+            return (setup, checked) if _structure_py.reverse([*setup, checked]) else None
+        if which == VOLUME:
+            return (setup, checked) if _structure_py.volume([*setup, checked]) else None
         if which == INTERLEAVE:
             return (setup, checked) if _structure_py.interleave([*setup, checked]) else None
         if which == LOOPS:
@@ -789,12 +861,13 @@ def _moved(
             return None  # module tables are module constants here: moved by variants 1 to 3
         defs = _structure_py.helper_copies([*setup, checked], helpers or {})
         return ([*defs, *setup], checked) if defs else None
-    moves = _literal_moves(fn, at, check, consts).get(which)
-    if not moves:
+    moves = _literal_moves(fn, at, check, consts).get(which) or []
+    if not moves and which != RETYPE:
         return None
     read = _constants_read(fn, at, check, consts)
     shadows: list[ast.stmt] = []
-    for where, pos, value in moves:
+    for where, pos, moved in moves:
+        value = cast(Any, moved)  # a _Retyped is written out as a call below
         if where == -2:
             shadows.append(ast.Assign(targets=[ast.Name(read[pos], ast.Store())], value=ast.Constant(value)))
             continue
@@ -802,6 +875,12 @@ def _moved(
         node = next(n for i, n in enumerate(ast.walk(root)) if i == pos)
         assert isinstance(node, ast.Constant)
         node.value = value
+    if which == RETYPE:
+        for root in [*shadows, *setup, checked]:
+            _retype(root)
+        # floats a test reads from a JSON text are of the subclass too
+        if not _structure_py.json_floats_retyped([*setup, checked]) and not moves:
+            return None
     return [*shadows, *setup], checked
 
 
@@ -869,14 +948,18 @@ def _input_control(
                 )
             ]
         # the value, and whether its repr, evaluated in the test's module, equals it (a value that is not
-        # a literal is compared through its repr then)
+        # a literal is compared through its repr then); a long repr (a volume variant's thousands of
+        # events) as its digest, marked inexact when it holds a float's long tail
         tail = ast.parse(
-            f"raise AssertionError({VALUE_MARK!r} + ('' if _pb_value == eval(repr(_pb_value), globals())"
-            " else '?') + repr(_pb_value))"
-        ).body[0]
+            "_pb_repr = repr(_pb_value)\n"
+            f"raise AssertionError({VALUE_MARK!r} + ('' if _pb_value == eval(_pb_repr, globals()) else '?')"
+            f" + (_pb_repr if len(_pb_repr) <= {LONG_VALUE} else ('?' if __import__('re').search("
+            f"{_UNSTABLE_TAIL!r}, _pb_repr) else '') + {DIGEST_MARK!r}"
+            " + __import__('hashlib').sha256(_pb_repr.encode('utf-8', 'backslashreplace')).hexdigest()))"
+        ).body
         out = copy.deepcopy(fn)
         out.name = name
-        out.body = [*setup, *record, tail]
+        out.body = [*setup, *record, *tail]
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
 
@@ -943,6 +1026,15 @@ def _raising_body(check: ast.AST) -> list[ast.stmt]:
 _YAML_MESSAGE = re.compile(r'^\s*message:\s*("(?:[^"\\]|\\.)*pb-value:(?:[^"\\]|\\.)*")\s*$', re.M)
 
 
+#: A reported repr longer than this travels as its digest (``sha256:<hex>``): a message is cut at 2,000
+#: characters by the parsers.
+LONG_VALUE = 1000
+DIGEST_MARK = "sha256:"
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+#: What a long repr may hold that two correct runs need not agree on: a float's long tail or exponent.
+_UNSTABLE_TAIL = r"\d\.\d{5,}|\d[eE][+-]?\d|\binf\b|\bnan\b"
+
+
 def reported_value(message: str | None) -> str | None:
     """The value a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
     is written out exactly: ints, strings, bytes, booleans, None and containers of them (no floats, whose
@@ -957,7 +1049,9 @@ def reported_value(message: str | None) -> str | None:
         with contextlib.suppress(ValueError):
             message = str(json.loads(quoted.group(1)))
     text = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0].strip()
-    if not text or text.endswith("…") or text.startswith("?") or len(text) > 1000:
+    if _DIGEST.match(text):
+        return text
+    if not text or text.endswith("…") or text.startswith("?") or len(text) > LONG_VALUE:
         return None
     try:
         value = ast.literal_eval(text)
@@ -1016,11 +1110,13 @@ def merge(a: Decoys, b: Decoys, keep: int) -> Decoys:
 
 def _draw(base: str, text: str, rng: secrets.SystemRandom, taken: set[str]) -> str:
     """A name drawn like a variant of ``base`` the task's authors could have written, unused in ``text``
-    and not drawn before (``taken``)."""
+    and neither part of a name drawn before (``taken``) nor holding one (``t_again4`` and ``t_again42``
+    are never both drawn: a runner's filter or a plugin matching by substring would take one for the
+    other)."""
     name = base
     for _ in range(50):
         name = f"{base}_{rng.choice(_DECOY_WORDS)}{rng.randrange(2, 100)}"
-        if name not in text and name not in taken:
+        if name not in text and not any(name in t or t in name for t in taken):
             break
     taken.add(name)
     return name

@@ -1201,7 +1201,9 @@ def _fresh_name(
         top = max((_java_hash(o) for o in others), default=-(1 << 31))
     for _ in range(400):
         name = lang.words_case(base, rng.choice(_DECOY_WORDS), rng.randrange(2, 100))
-        if name in all_text or name in taken or any(name in k for k in known):
+        # never part of a name drawn before nor holding one (a filter or a match by substring would
+        # take a control for a decoy; round eleven)
+        if name in all_text or any(name in t or t in name for t in taken) or any(name in k for k in known):
             continue
         if top is not None and _java_hash(name) <= top:
             continue

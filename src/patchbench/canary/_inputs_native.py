@@ -39,8 +39,11 @@ from ._decoys import (
     FRACTION,
     LATE,
     NEGATE,
+    NEGATE_REST,
     RESPELL,
+    SCALE_DECIMALS,
     SCALES,
+    SCRIPT,
     ZERO,
     shifted_digits,
 )
@@ -410,9 +413,17 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     ints = [(n.start_byte, n.end_byte, m) for n, kind in movable if kind == "number"
             and (m := _FAR.match(_t(src, n))) is not None and int(m.group(1))]  # fmt: skip
     zeros = [(s, e, f"0{m.group(2) or ''}") for s, e, m in ints if m.group(1) == ints[0][2].group(1)]
+    scripted = [(n.start_byte, n.end_byte, new) for n, kind in movable if kind == "string"
+                and (new := _inside(_t(src, n), _respell.scripted)) is not None]  # fmt: skip
+    decimals = [(n.start_byte, n.end_byte, new) for n, kind in movable if (new := (
+        _respell.decimal_number_scaled(_t(src, n)) if kind == "number"
+        else _inside(_t(src, n), _respell.decimals_scaled))) is not None]  # fmt: skip
+    # every decimal but the first written (movable lists the nearest to the checks first)
+    negated_rest = sorted(negated)[1:]
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
                *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated), (ZERO, zeros),
-               (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)))  # fmt: skip
+               (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)), (SCRIPT, scripted),
+               (SCALE_DECIMALS, decimals), (NEGATE_REST, negated_rest))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves

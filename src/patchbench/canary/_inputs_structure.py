@@ -23,9 +23,16 @@ every moved variant as it answers the listed test. These variants change the str
 - **loops** (:data:`LOOPS`; round eleven): every counting loop (``for i := 0; i < n; i++``) of the test
   and of the helpers it reads (copied) counts as many times from the secret shift on (``i := 13; i < n +
   13``): values a helper derives from its loop variable are no longer their positions;
+- **tail** (:data:`TAIL`; round eleven): every list the test writes out without its first element (what
+  a list or a history starts with never changed otherwise; Go at level 3, like shrink);
+- **reverse** (:data:`REVERSE`; round eleven): every list of the test and of its helpers' copies in
+  reverse order (what a history starts with changes kind, not only its length);
+- **kinds** (:data:`KINDS`; Go, round eleven): the values of an ``...any`` call's key-value pairs, in the
+  test and in its helpers' copies, passed as one-element slices (``"user", "alice"`` as ``"user",
+  []any{"alice"}``): code right only for the kinds the listed calls pass (strings, ints) meets another;
 - **arity** (:data:`ARITY`; Go, round eleven): every call of a function or method the task's code declares
-  variadic (``With(kv ...any)``) passes its variadic arguments again, moved, one to three times: code
-  right only for as many as the listed calls pass (at most two fields) meets more.
+  variadic (``With(kv ...any)``) passes its variadic arguments twice more, moved: code right only for as
+  many as the listed calls pass (at most two fields) meets more.
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
@@ -44,7 +51,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 
 from ..screen._base import _parser
-from ._decoys import ARITY, DOUBLE, EXTEND, HELPERS, LOOPS, REPEAT, SHRINK, SHRINK_TABLES, TABLES
+from ._decoys import (
+    ARITY,
+    DOUBLE,
+    EXTEND,
+    HELPERS,
+    KINDS,
+    LOOPS,
+    REPEAT,
+    REVERSE,
+    SHRINK,
+    SHRINK_TABLES,
+    TABLES,
+    TAIL,
+)
 from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
 from ._structure_py import copies, moved_string
@@ -85,10 +105,7 @@ def _moved_text(
             new = _moved_leaf(_t(src, n), kind, k, words)
             if new is not None:
                 edits.append((n.start_byte, n.end_byte, new))
-    out = src[node.start_byte : node.end_byte]
-    for s, e, new in sorted(edits, reverse=True):
-        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
-    return out.decode("utf-8", "replace"), bool(edits)
+    return _applied(src, node, edits)
 
 
 def _strings_moved(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
@@ -140,6 +157,8 @@ def _extensions(
     words: bool = True,
     moved: bool = True,
     shrink: bool = False,
+    tail: bool = False,
+    reverse: bool = False,
 ) -> _Edits:
     """Edits appending moved copies to the elements of every outermost list under ``root`` (outside the
     ``skip`` spans, ending before ``upto``); a word in a copy gains letters only when ``words``. With
@@ -153,6 +172,15 @@ def _extensions(
         if not elems:
             continue
         done.append((n.start_byte, n.end_byte))
+        if tail:
+            if len(elems) >= 2:
+                edits.append((elems[0].start_byte, elems[1].start_byte, ""))
+            continue
+        if reverse:
+            if len(elems) >= 2 and len({_t(src, e) for e in elems}) > 1:
+                back = reversed(elems)
+                edits += [(a.start_byte, a.end_byte, _t(src, b)) for a, b in zip(elems, back, strict=True)]
+            continue
         if shrink:
             if len(elems) >= 2:
                 keep = 1 if len(elems) == 2 else 2
@@ -253,23 +281,25 @@ def _references(found: _Found, lang: _Lang, name: str, upto: int, checks: _Spans
     return out
 
 
-def _tables_extended(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
-    """A helper's text with its lists extended (the copies' integers and digits moved, their words kept:
-    an event's type must stay one the code knows)."""
-    edits = _extensions(src, node, lang, words=False)
+def _applied(src: bytes, node: Node, edits: _Edits) -> tuple[str, bool]:
+    """The text of ``node`` with ``edits`` made, and whether there were any."""
     out = src[node.start_byte : node.end_byte]
     for s, e, new in sorted(edits, reverse=True):
         out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
     return out.decode("utf-8", "replace"), bool(edits)
+
+
+def _tables_extended(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its lists extended (the copies' integers and digits moved, their words kept:
+    an event's type must stay one the code knows)."""
+    edits = _extensions(src, node, lang, words=False)
+    return _applied(src, node, edits)
 
 
 def _tables_shrunk(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
     """A helper's text with its lists cut to their first two elements (see :func:`_extensions`)."""
     edits = _extensions(src, node, lang, shrink=True)
-    out = src[node.start_byte : node.end_byte]
-    for s, e, new in sorted(edits, reverse=True):
-        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
-    return out.decode("utf-8", "replace"), bool(edits)
+    return _applied(src, node, edits)
 
 
 _INT_LITERALS = frozenset({"int_literal", "number", "decimal_integer_literal"})
@@ -322,10 +352,18 @@ def _loop_edits(src: bytes, root: Node, *, skip: _Spans | None = None, upto: int
 def _loops_shifted(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
     """A helper's text with its counting loops counting from the shift on (see :data:`LOOPS`)."""
     edits = _loop_edits(src, node)
-    out = src[node.start_byte : node.end_byte]
-    for s, e, new in sorted(edits, reverse=True):
-        out = out[: s - node.start_byte] + new.encode() + out[e - node.start_byte :]
-    return out.decode("utf-8", "replace"), bool(edits)
+    return _applied(src, node, edits)
+
+
+def _tables_tailed(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its lists' first elements cut (see :data:`TAIL`)."""
+    edits = _extensions(src, node, lang, tail=True)
+    return _applied(src, node, edits)
+
+
+def _tables_reversed(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its lists' elements in reverse order (see :data:`REVERSE`)."""
+    return _applied(src, node, _extensions(src, node, lang, reverse=True))
 
 
 def _helper_copies(
@@ -387,35 +425,71 @@ def variadic_functions(texts: Iterable[str]) -> dict[str, int]:
             fixed = -1  # not variadic
             if decls and decls[-1].type == "variadic_parameter_declaration":
                 fixed = sum(max(1, sum(c.type == "identifier" for c in d.named_children)) for d in decls[:-1])
+                kind = decls[-1].child_by_field_name("type")
+                if kind is not None and (kind.text or b"").replace(b" ", b"") in (b"any", b"interface{}"):
+                    fixed += _ANY  # a value of any kind may be passed
             seen.setdefault(name.text.decode("utf-8", "replace") if name.text else "", set()).add(fixed)
     return {k: next(iter(v)) for k, v in seen.items() if k and len(v) == 1 and -1 not in v}
 
 
-def _arity(found: _Found, checks: _Spans, report_at: int, lang: _Lang) -> _Edits:
-    """Edits passing every variadic call's variadic arguments again, moved (see :data:`ARITY`)."""
-    table, src = VARIADIC.get() or {}, found.src
-    edits: _Edits = []
+#: Added to a :data:`VARIADIC` count when the variadic parameter takes ``any`` (see :data:`KINDS`).
+_ANY = 1 << 16
+
+
+def _variadic_calls(
+    src: bytes, root: Node, skip: _Spans, upto: int | None
+) -> Iterator[tuple[int, bool, list[Node]]]:
+    """``(fixed, takes_any, arguments)`` of every outermost call of a :data:`VARIADIC` function under
+    ``root`` (outside ``skip``, ending before ``upto``; none passing a slice with ``xs...``)."""
+    table = VARIADIC.get() or {}
     done: _Spans = []
-    for n in _walk(found.body):
-        if n.type != "call_expression" or n.end_byte > report_at or not _outside([*checks, *done], n):
+    for n in _walk(root):
+        if (
+            n.type != "call_expression"
+            or (upto is not None and n.end_byte > upto)
+            or not _outside([*skip, *done], n)
+        ):
             continue
         fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
         name = fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
-        fixed = (
-            table.get(_t(src, name))
-            if name is not None and name.type in ("identifier", "field_identifier")
-            else None
-        )
+        known = name is not None and name.type in ("identifier", "field_identifier")
+        fixed = table.get(_t(src, name)) if name is not None and known else None
         if fixed is None or args is None:
             continue
         elems = [e for e in _named(args) if e.type != "comment"]
-        extra = elems[fixed:]
-        if not extra or any(e.type == "variadic_argument" for e in elems):
+        if any(e.type == "variadic_argument" for e in elems):
             continue
         done.append((n.start_byte, n.end_byte))
-        again = [_moved_text(src, e, lang, k)[0] for k in range(1, copies() + 1) for e in extra]
-        edits.append((extra[-1].end_byte, extra[-1].end_byte, "".join(f", {x}" for x in again)))
+        yield fixed % _ANY, fixed >= _ANY, elems
+
+
+def _arity(found: _Found, checks: _Spans, report_at: int, lang: _Lang) -> _Edits:
+    """Edits passing every variadic call's variadic arguments again, moved (see :data:`ARITY`)."""
+    edits: _Edits = []
+    for fixed, _, elems in _variadic_calls(found.src, found.body, checks, report_at):
+        extra = elems[fixed:]
+        if extra:
+            # twice more, whatever the shift: three times the fields, few enough to fit the spare
+            # capacity a slice keeps (go-logger's depths leave up to three)
+            again = [_moved_text(found.src, e, lang, k)[0] for k in (1, 2) for e in extra]
+            edits.append((extra[-1].end_byte, extra[-1].end_byte, "".join(f", {x}" for x in again)))
     return edits
+
+
+def _kind_edits(src: bytes, root: Node, skip: _Spans, upto: int | None) -> _Edits:
+    """Edits passing every value of an ``...any`` call's key-value pairs under ``root`` as a one-element
+    slice of it (``"user", "alice"`` as ``"user", []any{"alice"}``; see :data:`KINDS`)."""
+    edits: _Edits = []
+    for fixed, takes_any, elems in _variadic_calls(src, root, skip, upto):
+        pairs = elems[fixed:]
+        if takes_any and pairs and not len(pairs) % 2:
+            edits += [(v.start_byte, v.end_byte, f"[]any{{{_t(src, v)}}}") for v in pairs[1::2]]
+    return edits
+
+
+def _kinds_changed(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with its ``...any`` calls' values passed as one-element slices (see :data:`KINDS`)."""
+    return _applied(src, node, _kind_edits(src, node, [], None))
 
 
 def structural(
@@ -441,11 +515,27 @@ def structural(
         shrunk = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, shrink=True)
         if shrunk:
             out[SHRINK] = (shrunk, [])
+        cut = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, tail=True)
+        renames, items = _helper_copies(found, lang, checks, report_at, rng, _tables_tailed)
+        renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in cut)]
+        if cut or items:
+            out[TAIL] = ([*cut, *renames], items)
+    # every list in reverse order, the test's and its helpers' (in order: what comes first changes)
+    turned = _extensions(found.src, found.body, lang, skip=checks, upto=report_at, reverse=True)
+    renames, items = _helper_copies(found, lang, checks, report_at, rng, _tables_reversed)
+    renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in turned)]
+    if turned or items:
+        out[REVERSE] = ([*turned, *renames], items)
         changes.append((SHRINK_TABLES, _tables_shrunk))
     if risky and PROBE_INPUTS.get() >= 3:
         arity = _arity(found, checks, report_at, lang)
         if arity:
             out[ARITY] = (arity, [])
+        kinds = _kind_edits(found.src, found.body, checks, report_at)
+        renames, items = _helper_copies(found, lang, checks, report_at, rng, _kinds_changed)
+        renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in kinds)]
+        if kinds or items:
+            out[KINDS] = ([*kinds, *renames], items)
     for j, change in changes:
         renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
         if items:

@@ -19,7 +19,13 @@ and all of them alike, so a feed's length and its page size grow together).
 - **digits** (:data:`DIGITS`): every decimal (a float literal, a decimal string, each decimal inside a
   string such as a JSON text) given more digits, the shift's repeated, up to 15 significant digits
   (``0.045`` -> ``0.0451313131313131``);
-- **negated** (:data:`NEGATE`): every positive decimal, in code or in a string, negated;
+- **negated** (:data:`NEGATE`): every positive decimal, in code or in a string, negated; and
+  (:data:`NEGATE_REST`) every one but the first written, so a product's factor and its result turn
+  negative together while a validated quantity written first stays positive;
+- **script** (:data:`SCRIPT`): every non-ASCII letter replaced by accented Greek and Cyrillic letters in
+  turn, its case swapped (a respelled letter is always Latin);
+- **decimals scaled** (:data:`SCALE_DECIMALS`): every decimal, a float literal, a decimal string or one
+  inside a string (a JSON text), multiplied by the cube of the shift, exactly;
 - **late** (:data:`LATE`): every time of day a test writes (``"HH:MM"`` in a string) moved by one delta,
   so that the latest lands late in the evening (23:59 less the shift): order, gaps and touching are kept,
   and a repair right only during the listed hours (before 18:00) meets the evening;
@@ -81,6 +87,30 @@ def respelled(body: str) -> str | None:
             out.append(c)
     moved = "".join(out)
     return moved if moved != body else None
+
+
+#: Accented letters of other scripts (Greek with tonos or dialytika, Cyrillic with a mark: each decomposes
+#: to a base letter and a mark), lower case, each with a one-letter capital (round eleven: a repair that
+#: stripped marks from Latin letters only met no other script).
+_GREEK = "άέήίόύώϊϋ"
+_CYRILLIC = "ѐёѓїќѝўйӑӓӗӛӝӟӣӥӧӫӯӱӳӵӹ"
+
+
+def scripted(body: str) -> str | None:
+    """A string with every non-ASCII letter replaced by an accented Greek letter, then a Cyrillic one, in
+    turn (drawn from the secret shift), its case swapped; None when it has none."""
+    shift = INPUT_SHIFT.get()
+    out = []
+    turn = 0
+    for c in body:
+        if c.isalpha() and not c.isascii():
+            pool = (_GREEK, _CYRILLIC)[turn % 2]
+            new = pool[(shift + turn) % len(pool)]
+            out.append(new.upper() if c.islower() else new)
+            turn += 1
+        else:
+            out.append(c)
+    return "".join(out) if turn else None
 
 
 #: Which integers a scale variant multiplies, by their position in the order written: the even ones, the
@@ -188,6 +218,25 @@ def refined_number(text: str) -> str | None:
     """A decimal literal written in code (``0.35``) with more digits (see :func:`refined`); None for any
     other literal (an integer, an exponent, a typed suffix)."""
     return _more_digits(text) if _DECIMAL_CODE.fullmatch(text) else None
+
+
+def _times_cube(decimal: str) -> str:
+    return format(Decimal(decimal) * INPUT_SHIFT.get() ** 3, "f")
+
+
+def decimals_scaled(body: str) -> str | None:
+    """A string with every decimal number in it multiplied by the cube of the shift, exactly, its decimals
+    kept (``'{"fee": 1.005}'`` -> ``'{"fee": 1337.655}'`` for 11; round eleven: the scale variants left a
+    float's magnitude alone, so a repair right below 10 met nothing above; the cube, 1,331 at least, takes
+    a rate of 0.045 past 59); None when it holds none."""
+    out = _DECIMAL_IN.sub(lambda m: _times_cube(m.group(1)), body)
+    return out if out != body else None
+
+
+def decimal_number_scaled(text: str) -> str | None:
+    """A decimal literal written in code multiplied by the cube of the shift (see
+    :func:`decimals_scaled`); None for any other literal."""
+    return _times_cube(text) if _DECIMAL_CODE.fullmatch(text) else None
 
 
 #: A positive decimal inside a string: not a part of a version or an address, and not negative already.

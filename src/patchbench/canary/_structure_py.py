@@ -122,6 +122,66 @@ def shrink(roots: list[ast.AST]) -> bool:
     return _resize(roots, lambda elts: elts[: 1 if len(elts) == 2 else 2])
 
 
+def tail(roots: list[ast.AST]) -> bool:
+    """Cut the first element from every list of two or more the statements write out (round eleven: what a
+    list or a history starts with never changed; see :func:`_resize`); whether any was."""
+    return _resize(roots, lambda elts: elts[1:] if len(elts) >= 2 else elts)
+
+
+def reverse(roots: list[ast.AST]) -> bool:
+    """Put the elements of every list of two or more different ones the statements write out in reverse
+    order (what a list starts with changes); whether any was."""
+
+    def turned(elts: list[ast.expr]) -> list[ast.expr]:
+        return elts[::-1] if len({ast.dump(e) for e in elts}) > 1 else elts
+
+    return _resize(roots, turned)
+
+
+#: How many characters a :data:`VOLUME` variant's lists of strings hold at least (round eleven: a repair
+#: right only for a decoder's first 65,536 characters met no stream that long).
+VOLUME_CHARS = 1 << 18
+
+
+def volume(roots: list[ast.AST]) -> bool:
+    """Write every list of strings (or bytes) the statements write out again and again, unmoved, until it
+    holds :data:`VOLUME_CHARS` characters; whether any grew."""
+
+    def grow(elts: list[ast.expr]) -> list[ast.expr]:
+        texts = [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes))]
+        size = sum(len(t) for t in texts)
+        if len(texts) != len(elts) or not size:
+            return elts
+        return [copy.deepcopy(e) for _ in range(-(-VOLUME_CHARS // size)) for e in elts]
+
+    return _resize(roots, grow)
+
+
+def json_floats_retyped(roots: list[ast.AST]) -> bool:
+    """Make every ``json.loads``/``json.load`` call under ``roots`` (without its own ``parse_float``) read
+    its floats as instances of a subclass of float named ``float``; whether any was."""
+    changed = False
+    for root in roots:
+        for n in ast.walk(root):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == "json"
+                and n.func.attr in ("loads", "load")
+                and not any(k.arg in ("parse_float", None) for k in n.keywords)
+            ):
+                n.keywords.append(ast.keyword("parse_float", float_subclass()))
+                changed = True
+    return changed
+
+
+def float_subclass() -> ast.expr:
+    """``type('float', (float,), {})``: a subclass of float that reads and prints as one."""
+    base = ast.Tuple([ast.Name("float", ast.Load())], ast.Load())
+    return ast.Call(ast.Name("type", ast.Load()), [ast.Constant("float"), base, ast.Dict([], [])], [])
+
+
 def interleave(roots: list[ast.AST]) -> bool:
     """Insert an empty string (or bytes) between the elements of every list (as :func:`extend` finds
     them) whose elements are all strings (or all bytes): code right only when no chunk, line or field is
@@ -156,10 +216,10 @@ def _resize(roots: list[ast.AST], change: Callable[[list[ast.expr]], list[ast.ex
                 continue
             if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and n.elts:
                 new = change(n.elts)
-                hit, n.elts = len(new) != len(n.elts), new
+                hit, n.elts = list(map(id, new)) != list(map(id, n.elts)), new
             elif isinstance(n, ast.Call) and _records(n.args) and not n.keywords:
                 new = change(n.args)
-                hit, n.args = len(new) != len(n.args), new
+                hit, n.args = list(map(id, new)) != list(map(id, n.args)), new
             else:
                 continue
             done.update(id(c) for c in ast.walk(n))

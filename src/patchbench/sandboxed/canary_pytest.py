@@ -29,7 +29,7 @@ import pytest
 
 _NAME = os.environ.get("PATCHBENCH_CANARY_NAME", "")
 _FILE = os.environ.get("PATCHBENCH_CANARY_FILE", "")
-_DECOYS = tuple(n for n in os.environ.get("PATCHBENCH_CANARY_DECOYS", "").split(",") if n)
+_DECOYS = frozenset(n for n in os.environ.get("PATCHBENCH_CANARY_DECOYS", "").split(",") if n)
 _WORKSPACE = os.environ.get("PATCHBENCH_WORKSPACE", "")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -202,7 +202,10 @@ def _add_canary(session, items):
     for item in mine:
         item.repr_failure = _short  # its expected failure needs no traceback (they cost milliseconds)
     # decoys (they fail on correct code) run after every real test, so -x never stops a real one
-    decoys = [i for i in items if i.name != _NAME and any(d in i.name for d in _DECOYS)]
+    # by exact name (a parametrized decoy's cases by their function's): a control drawn as `t_again42`
+    # beside a decoy `t_again4` is not a decoy (round eleven: matched as one, its value was lost and a
+    # correct fix was rejected about one run in two hundred)
+    decoys = [i for i in items if i.name != _NAME and i.name.split("[", 1)[0] in _DECOYS]
     for item in decoys:
         item.repr_failure = _short
     rest = [i for i in items if i.name != _NAME and i not in decoys]
