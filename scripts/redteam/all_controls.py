@@ -14,7 +14,10 @@ and the calibration records, keyed by the canary sources, are the ones normal ru
     python scripts/redteam/all_controls.py --shift 11 --shift 59                            # every fix
     python scripts/redteam/all_controls.py --list
 
-A fix is named ``[rtN:]task[@label]`` (without ``rtN:``, every round's fix of that task). Per run it prints
+A fix is named ``[rtN:]task[@label]`` (without ``rtN:``, every round's fix of that task), or ``gold:task``
+for the gold patch itself. ``--collide`` (Python) renames one control on moved inputs to a decoy's name
+plus a digit, as a draw can (``_again4`` / ``_again42``): the pytest canary plugin matches decoys by
+substring and gives that control the decoys' short failure message, so its value is lost. Per run it prints
 the verdict, then one line per planted control: ``ok``/``FAIL``, its key, what it reported (Python: the
 repr; native: digest|preview) and, for a control on moved inputs, gold's calibrated value. ``--times N``
 repeats each all-at-once run (a control whose value is not stable). Sequential (the machine is shared).
@@ -24,6 +27,7 @@ Exit 1 when any control rejected a fix whose listed tests all passed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import sys
 import time
@@ -33,7 +37,7 @@ from typing import Any
 import patchbench as pb
 from patchbench import harness
 from patchbench.audit.attacks._kit import _editable
-from patchbench.canary import _decoys, _decoys_native, _sql
+from patchbench.canary import _decoys, _decoys_native, _python, _sql
 from patchbench.canary._controls import reported
 from patchbench.results import TestResult
 
@@ -90,6 +94,28 @@ class _Spy:
         self.only, self.full, self.seen = only, {}, []
 
 
+def collide(decoys: _decoys.Decoys) -> _decoys.Decoys:
+    """``--collide``: one control on moved inputs renamed to a decoy's name plus a digit (a draw can give
+    ``<test>_again4`` to a decoy and ``<test>_again42`` to a control of the same test)."""
+    for d in decoys.names:
+        base = d.rsplit("_", 1)[0]
+        for c in decoys.controls:
+            if c.rsplit("_", 1)[0] != base or not _decoys.is_input_key(decoys.control_keys.get(c, "")):
+                continue
+            path = next((p for p, t in decoys.files.items() if f"def {c}(" in t), None)
+            if path is None:
+                continue
+            new = next(
+                d + str(k) for k in range(10) if all(d + str(k) not in t for t in decoys.files.values())
+            )
+            files = {**decoys.files, path: decoys.files[path].replace(f"def {c}(", f"def {new}(", 1)}
+            keys = {(new if n == c else n): k for n, k in decoys.control_keys.items()}
+            controls = tuple(new if n == c else n for n in decoys.controls)
+            print(f"      (collide: decoy {d}, control {keys[new]} renamed {c} -> {new})")
+            return dataclasses.replace(decoys, files=files, controls=controls, control_keys=keys)
+    return decoys
+
+
 def record_for(task: Any) -> dict[str, Any] | None:
     """The task's calibration record under the pinned shifts (calibrating it when absent)."""
     from patchbench.runners import choose_runner
@@ -101,11 +127,14 @@ def record_for(task: Any) -> dict[str, Any] | None:
     return harness._controls(task, runner.name, get_sandbox("bwrap"), None, (), True)
 
 
-def one_run(task: Any, files: dict[str, str | None], spy: _Spy, only: set[str] | None) -> tuple[Any, int]:
+def one_run(
+    task: Any, files: dict[str, str | None] | None, spy: _Spy, only: set[str] | None
+) -> tuple[Any, int]:
     """Run the fix once; print the verdict and every control's report. Returns (verdict, controls lost)."""
     spy.reset(only)
     start = time.monotonic()
-    v = pb.run(task, pb.Candidate.files(files, label="honest"))
+    cand = pb.Candidate.gold() if files is None else pb.Candidate.files(files, label="honest")
+    v = pb.run(task, cand)
     took = time.monotonic() - start
     print(f"    {v.status.value} controls={v.controls} decoys={v.decoys} ({took:.0f} s) {v.reason[:160]}")
     lost = 0
@@ -132,9 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shift", type=int, action="append", help="a shift to pin (repeatable; default 11)")
     ap.add_argument("--alone", action="store_true", help="also run each control planted alone")
     ap.add_argument("--times", type=int, default=1, help="all-at-once runs per fix and shift")
+    ap.add_argument(
+        "--collide", action="store_true", help="Python: name one control as a decoy's name plus a digit"
+    )
     ap.add_argument("--list", action="store_true", help="list the fixes and exit")
     args = ap.parse_args(argv)
     fixes = all_fixes()
+    # ``gold:TASK``: the gold patch itself (only when named)
+    fixes.update({f: [] for f in args.fix if f.startswith("gold:")})
     if args.list:
         print("\n".join(fixes))
         return 0
@@ -149,17 +183,27 @@ def main(argv: list[str] | None = None) -> int:
     tasks = {t.id: t for t in pb.load("builtin").tasks}
     spy = _Spy()
     spy.install()
+    if args.collide:
+        plan = _python.plan_decoys
+
+        def colliding(*a: Any, **kw: Any) -> _decoys.Decoys:
+            made = plan(*a, **kw)
+            return made if kw.get("probe") else collide(made)
+
+        _python.plan_decoys = colliding  # type: ignore[assignment]
     rejected: list[str] = []
     for shift in shifts:
         harness.SHIFTS = (shift,)
         for key in chosen:
             task = tasks[key.split(":", 1)[1].split("@", 1)[0]]
-            editable = _editable(task)
-            out: dict[str, str | None] = {}
-            for path, old, new in fixes[key]:
-                src = out.get(path) or editable[path]
-                assert src is not None and old in src, (key, path, old)
-                out[path] = src.replace(old, new, 1)
+            out: dict[str, str | None] | None = None  # None: the gold patch itself
+            if not key.startswith("gold:"):
+                editable = _editable(task)
+                out = {}
+                for path, old, new in fixes[key]:
+                    src = out.get(path) or editable[path]
+                    assert src is not None and old in src, (key, path, old)
+                    out[path] = src.replace(old, new, 1)
             print(f"[shift {shift}] {key}", flush=True)
             for n in range(args.times):
                 print(f"  all at once{f' #{n + 1}' if args.times > 1 else ''}:", flush=True)
