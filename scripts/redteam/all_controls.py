@@ -41,6 +41,17 @@ from patchbench.canary import _decoys, _decoys_native, _python, _sql
 from patchbench.canary._controls import reported
 from patchbench.results import TestResult
 
+
+def _patch(module: object, name: str, value: object) -> None:
+    """Replace ``module.name`` in this process (the module does not export it; mypy would refuse)."""
+    setattr(module, name, value)
+
+
+def _get(module: object, name: str) -> Any:
+    """``module.name``, which the module does not export."""
+    return getattr(module, name)
+
+
 ROUNDS = ("rt5", "rt6", "rt7", "rt8", "rt9", "rt10")
 
 
@@ -61,18 +72,18 @@ class _Spy:
         self.only: set[str] | None = None  # plant only these control keys (None: every one)
         self.full: dict[str, Any] = {}  # the run's calibrated controls (the harness's own mapping)
         self.seen: list[tuple[str, list[TestResult], dict[str, Any] | None, bool]] = []
-        self._plan = harness.plan_canary
-        self._passed = harness.control_passed
+        self._plan = _get(harness, "plan_canary")
+        self._passed = _get(harness, "control_passed")
 
     def install(self) -> None:
         def pick_all(keys: Collection[str], rng: Any) -> set[str]:
             return set(keys)
 
-        _decoys.pick_inputs = pick_all  # type: ignore[assignment]
-        _decoys_native.pick_inputs = pick_all  # type: ignore[assignment]
-        _decoys.MAX_COPIES = 1000  # type: ignore[misc]
-        _decoys_native.MAX_COPIES = 1000  # type: ignore[misc]
-        _sql.MAX_CONTROLS = 1000  # type: ignore[misc]
+        _patch(_decoys, "pick_inputs", pick_all)
+        _patch(_decoys_native, "pick_inputs", pick_all)
+        _patch(_decoys, "MAX_COPIES", 1000)
+        _patch(_decoys_native, "MAX_COPIES", 1000)
+        _patch(_sql, "MAX_CONTROLS", 1000)
 
         def plan(*args: Any, **kwargs: Any) -> Any:
             controls = kwargs.get("controls")
@@ -87,8 +98,8 @@ class _Spy:
             self.seen.append(("", list(results), learnt, ok))
             return bool(ok)
 
-        harness.plan_canary = plan  # type: ignore[assignment]
-        harness.control_passed = passed  # type: ignore[assignment]
+        _patch(harness, "plan_canary", plan)
+        _patch(harness, "control_passed", passed)
 
     def reset(self, only: set[str] | None) -> None:
         self.only, self.full, self.seen = only, {}, []
@@ -184,13 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     spy = _Spy()
     spy.install()
     if args.collide:
-        plan = _python.plan_decoys
+        plan = _get(_python, "plan_decoys")
 
         def colliding(*a: Any, **kw: Any) -> _decoys.Decoys:
             made = plan(*a, **kw)
             return made if kw.get("probe") else collide(made)
 
-        _python.plan_decoys = colliding  # type: ignore[assignment]
+        _patch(_python, "plan_decoys", colliding)
     rejected: list[str] = []
     for shift in shifts:
         harness.SHIFTS = (shift,)
