@@ -170,7 +170,7 @@ def test_every_attack_applies_to_a_task_of_the_battery() -> None:
     planned = [*plan_attacks(_tasks()), *plan_attacks(extra_tasks, extra_names)]
     applied = {p.attack for p in planned if p.candidate is not None}
     assert [name for name in CATALOGUE if name not in applied] == []
-    assert len(extra_tasks) <= 4 and len(extra_names) <= 6  # the extra runs stay few
+    assert len(extra_tasks) <= 4 and len(extra_names) <= 12  # the extra runs stay few (one run each)
 
 
 # -- the candidates the attacks build (no sandbox) ----------------------------------------------------
