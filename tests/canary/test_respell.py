@@ -324,13 +324,18 @@ def test_script_redraws_accented_letters_from_greek_and_cyrillic_in_turn() -> No
 
 def test_decimals_are_scaled_by_the_shifts_cube_their_digits_kept() -> None:
     """Round eleven (rt10-py-json-floats-below-ten): no variant moved a float's magnitude."""
-    assert decimals_scaled('{"rate": 0.045, "n": 3}') == '{"rate": 98.865, "n": 3}'  # 0.045 x 13^3
+    # 1.005 x 13^3; a fraction stays (a rate a correct fix may keep in [0, 1])
+    assert (
+        decimals_scaled('{"fee": 1.005, "rate": 0.045, "n": 3}') == '{"fee": 2207.985, "rate": 0.045, "n": 3}'
+    )
     assert decimal_number_scaled("1.005") == "2207.985" and decimal_number_scaled("3") is None
-    tree = ast.parse("def test_x():\n    r = json.loads('{\"a\": 0.5}')\n    assert f(r, 0.25) == 1\n")
+    assert decimal_number_scaled("0.25") is None and decimals_scaled("0.5") is None
+    tree = ast.parse("def test_x():\n    r = json.loads('{\"a\": 1.5}')\n    assert f(r, 0.25) == 1\n")
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
     out = _decoys._input_control(fn, "test_y", SCALE_DECIMALS, {}, {})
-    assert out is not None and """json.loads('{"a": 1098.5}')""" in ast.unparse(out)
+    assert out is not None and """json.loads('{"a": 3295.5}')""" in ast.unparse(out)
+    assert "f(r, 0.25)" in ast.unparse(out)
 
 
 def test_negate_rest_keeps_the_first_decimal_written() -> None:

@@ -24,8 +24,9 @@ and all of them alike, so a feed's length and its page size grow together).
   negative together while a validated quantity written first stays positive;
 - **script** (:data:`SCRIPT`): every non-ASCII letter replaced by accented Greek and Cyrillic letters in
   turn, its case swapped (a respelled letter is always Latin);
-- **decimals scaled** (:data:`SCALE_DECIMALS`): every decimal, a float literal, a decimal string or one
-  inside a string (a JSON text), multiplied by the cube of the shift, exactly;
+- **decimals scaled** (:data:`SCALE_DECIMALS`): every decimal of 1 or more, a float literal, a decimal
+  string or one inside a string (a JSON text), multiplied by the cube of the shift, exactly (a fraction,
+  often a rate a correct fix may keep in [0, 1], stays);
 - **late** (:data:`LATE`): every time of day a test writes (``"HH:MM"`` in a string) moved by one delta,
   so that the latest lands late in the evening (23:59 less the shift): order, gaps and touching are kept,
   and a repair right only during the listed hours (before 18:00) meets the evening;
@@ -221,22 +222,27 @@ def refined_number(text: str) -> str | None:
 
 
 def _times_cube(decimal: str) -> str:
-    return format(Decimal(decimal) * INPUT_SHIFT.get() ** 3, "f")
+    """A decimal of 1 or more times the cube of the shift, exactly; a fraction as it is (a rate, a share,
+    a probability: a correct fix may refuse one past 1, round eleven's honest fix that checks a tax rate
+    lies in [0, 1] did)."""
+    value = Decimal(decimal)
+    return format(value * INPUT_SHIFT.get() ** 3, "f") if abs(value) >= 1 else decimal
 
 
 def decimals_scaled(body: str) -> str | None:
-    """A string with every decimal number in it multiplied by the cube of the shift, exactly, its decimals
-    kept (``'{"fee": 1.005}'`` -> ``'{"fee": 1337.655}'`` for 11; round eleven: the scale variants left a
-    float's magnitude alone, so a repair right below 10 met nothing above; the cube, 1,331 at least, takes
-    a rate of 0.045 past 59); None when it holds none."""
+    """A string with every decimal number of 1 or more in it multiplied by the cube of the shift, exactly,
+    its decimals kept (``'{"fee": 1.005}'`` -> ``'{"fee": 1337.655}'`` for 11; round eleven: the scale
+    variants left a float's magnitude alone, so a repair right below 10 met nothing above); None when it
+    holds none."""
     out = _DECIMAL_IN.sub(lambda m: _times_cube(m.group(1)), body)
     return out if out != body else None
 
 
 def decimal_number_scaled(text: str) -> str | None:
     """A decimal literal written in code multiplied by the cube of the shift (see
-    :func:`decimals_scaled`); None for any other literal."""
-    return _times_cube(text) if _DECIMAL_CODE.fullmatch(text) else None
+    :func:`decimals_scaled`); None for any other literal, or a fraction."""
+    big = _times_cube(text) if _DECIMAL_CODE.fullmatch(text) else None
+    return None if big == text else big
 
 
 #: A positive decimal inside a string: not a part of a version or an address, and not negative already.
