@@ -226,6 +226,33 @@ def _js_ids_up_to_six_digits(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _TABLE, _TABLE_EDITS)
 
 
+# -- SQL: the window's end kept in WHERE (a loan dated after as_of still hides its member) ------------------
+
+_ACTIVITY = "queries/member_activity.sql"
+# Every listed loan is dated on or before as_of (the latest 2026-06-25, as_of 2026-06-30), and every SQL
+# perturbation keeps it so: #param moves as_of one day *later*, #shift moves every date with the parameters,
+# #ids/#grow renumber, a dropped row or a reversed insert order change no date. The repair moves the window's
+# start into the join and counts only inspected damage, but keeps its end in WHERE beside "or no loan": a
+# member whose only loans in the window's reach are dated after as_of (the report run for a past date, a
+# member who borrowed only since) joins those rows, which WHERE then drops, and the member is missing again.
+_ACTIVITY_EDITS = (
+    (
+        "    SUM(CASE WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)   AS damaged_returns,\n",
+        "    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)    AS damaged_returns,\n",
+    ),
+    (
+        "       ON l.member_id = m.id\nWHERE m.suspended = 0\n"
+        "  AND l.out_on > date(:as_of, '-365 days')\n  AND l.out_on <= :as_of\n",
+        "       ON l.member_id = m.id\n      AND l.out_on > date(:as_of, '-365 days')\n"
+        "WHERE m.suspended = 0\n  AND (l.id IS NULL OR l.out_on <= :as_of)\n",
+    ),
+)
+
+
+def _sql_window_end_in_where(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _ACTIVITY, _ACTIVITY_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt11-rust-jump-back-walks-short-slices-only",
@@ -271,5 +298,14 @@ _catalogue(
         "With ids 1000001 then 1000000 in a cache of two, a third set evicts 1000000",
         lambda task: task.id == "js-lru-numeric-key-eviction",
         _js_ids_up_to_six_digits,
+    ),
+    _Entry(
+        "rt11-sql-window-end-kept-in-where",
+        "sql",
+        "no fix: the window's start moves into the join, its end stays in WHERE beside 'or no loan'; no "
+        "case or perturbation holds a loan dated after as_of (#param moves as_of later, #shift moves all "
+        "dates together). A member whose only loans are dated after as_of is still missing",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_window_end_in_where,
     ),
 )
