@@ -28,9 +28,21 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "  contains(key) {\n    return Object.hasOwn(this.#rows, OrderedTable.#slot(key));\n  }\n\n"
             "  lookup(key) {\n    return this.contains(key) ? this.#rows[OrderedTable.#slot(key)] : undefined;\n  }\n",
         ),
-        ("src/table.js", "    this.#rows[key] = value;\n", "    this.#rows[OrderedTable.#slot(key)] = value;\n"),
-        ("src/table.js", "    delete this.#rows[key];\n", "    delete this.#rows[OrderedTable.#slot(key)];\n"),
-        ("src/table.js", "    return Object.keys(this.#rows);\n", "    return Object.keys(this.#rows).map((slot) => slot.slice(1));\n"),
+        (
+            "src/table.js",
+            "    this.#rows[key] = value;\n",
+            "    this.#rows[OrderedTable.#slot(key)] = value;\n",
+        ),
+        (
+            "src/table.js",
+            "    delete this.#rows[key];\n",
+            "    delete this.#rows[OrderedTable.#slot(key)];\n",
+        ),
+        (
+            "src/table.js",
+            "    return Object.keys(this.#rows);\n",
+            "    return Object.keys(this.#rows).map((slot) => slot.slice(1));\n",
+        ),
     ],
     # Copy only when appending could write into spare capacity another logger shares (cap > len); a base
     # without spare capacity makes append allocate anyway. Gold copies always. Meets kinds (values as
@@ -122,7 +134,7 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "        static Key of(String customer, BigDecimal amount) {\n"
             "            // the amount's value as text: 120.30 and 120.300 are one key (a BigDecimal's equals\n"
             "            // tells them apart by scale)\n"
-            "            String value = amount.signum() == 0 ? \"0\" : amount.stripTrailingZeros().toPlainString();\n"
+            '            String value = amount.signum() == 0 ? "0" : amount.stripTrailingZeros().toPlainString();\n'
             "            return new Key(customer.strip().toLowerCase(Locale.ROOT), value);\n",
         ),
     ],
