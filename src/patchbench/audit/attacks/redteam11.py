@@ -27,7 +27,11 @@ calibration). What the code and the records showed no kept control reaches:
   written as a string, and java-reconcile writes every amount as one (java-reconcile);
 - **the kind of a callable** (Python): *retype* re-wraps floats only; every factory the pool's tests pass
   is an ``async def`` function, never a lambda or a ``functools.partial`` returning a coroutine
-  (py-asyncio).
+  (py-asyncio);
+- **an integer's magnitude**: integers are moved a little or multiplied by at most the shift's square, so
+  no integer gains more than four digits (js-lru's ids stay under a million);
+- **a direction** (SQL): ``#param`` moves ``as_of`` one day later and ``#shift`` moves every date with it,
+  so no case holds a loan dated after ``as_of`` (sql-activity).
 
 Each keeps the bug for inputs the listed tests do not use, and none forges a report, reads a test or a
 frame, or carries the fix behind a test-environment gate.
