@@ -36,6 +36,7 @@ from . import redteam7  # noqa: F401
 from . import redteam8  # noqa: F401
 from . import redteam9  # noqa: F401
 from . import redteam10  # noqa: F401
+from . import redteam11  # noqa: F401
 
 # isort: on
 from ._kit import CATALOGUE, Attack
