@@ -53,6 +53,9 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt10-py-json-floats-below-ten", "py-decimal-float-literal-rounding"): (
         "a partial repair right for floats below 10: the first checks read fractions, never scaled"
     ),
+    # round twelve: a threshold past the largest loop a variant builds (500 steps: go-logger's chain is
+    # cubic in its depth)
+    ("rt11-go-copy-fields-up-to-512", _GO): "a partial repair right up to 512 fields: no loop runs past 500",
 }
 
 

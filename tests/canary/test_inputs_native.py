@@ -213,3 +213,19 @@ def test_a_go_compound_condition_records_its_operands_not_its_truth_alone() -> N
         'pbfmt.Sprintf("%#v", []interface{}{got, " user=alice", "status=", '
         '(!strings.HasSuffix(got, " user=alice") || strings.Contains(got, "status="))})'
     ) in text
+
+
+def test_a_list_a_loop_walks_is_data_not_a_bound() -> None:
+    """Round twelve (rt11-rust-jump-back-walks-short-slices-only): `for (entries, per_page) in [(10u32,
+    4usize), ..]` was taken for a loop's bound, never scaled, so a repair right up to 32 entries held."""
+    import patchbench as pb
+    from patchbench.canary import _decoys_native as dn
+    from patchbench.canary._decoys import SCALE
+    from patchbench.canary._inputs_native import input_variants
+
+    task = next(t for t in pb.load("builtin").tasks if t.id == "rs-feed-scrollback-short-page")
+    entry = next(e for e in task.hidden_tests if e.path.endswith(".rs"))
+    parsed = dn._parse(dn._RUST, entry.data().decode())
+    assert parsed is not None
+    found = next(f for k, f in dn._tests(dn._RUST, *parsed, entry.path) if k.endswith("walking_back"))
+    assert SCALE in dict(input_variants(found, dn._RUST, random.Random(1)))

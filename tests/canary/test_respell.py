@@ -28,7 +28,9 @@ from patchbench.canary._decoys import (
     SCALE_DECIMALS,
     SCALE_ODD,
     SCALES,
+    WIDE,
     ZERO,
+    ZERO_REST,
 )
 from patchbench.canary._inputs_native import input_text
 from patchbench.canary._probing import INPUT_SHIFT
@@ -48,6 +50,9 @@ from patchbench.canary._respell import (
     scaled_text,
     scripted,
     times_text,
+    widened,
+    zeroed,
+    zeroed_number,
 )
 
 
@@ -359,3 +364,19 @@ def test_retype_reads_floats_as_a_subclass_of_float() -> None:
     assert "f(r['a'], type('float', (float,), {})(0.25))" in text
     value = eval("type('float', (float,), {})(0.25)")  # what the copy passes: a float, not exactly one
     assert isinstance(value, float) and type(value) is not float and repr(value) == "0.25"
+
+
+def test_zero_rest_and_wide_reach_zero_amounts_and_long_integers() -> None:
+    """Round twelve: a repair right for every amount but zero (rt11-java-zero-amount-keeps-its-scale), and
+    one right for keys of up to six digits (rt11-js-integer-keys-up-to-six-digits)."""
+    assert zeroed("150.00") == "0.00" and zeroed("600") == "0" and zeroed("0") is None
+    assert zeroed('{"fee": 1.005}') == '{"fee": 0.000}' and zeroed_number("48.12") == "0.00"
+    found = _found("java-reconcile-fractional-quantity", dn._JAVA, "FractionalHours")
+    java = input_text(found, dn._JAVA, "newName", ZERO_REST, random.Random(1))
+    # the quantity, written first, stays: a zero invoice paid with a zero payment
+    assert java is not None and 'InvoiceLine.of("consulting, hours", "2.5", "0.00")' in java
+    assert 'Payment.of("BNK-88121", "NORTHWIND", "0.00")' in java
+    assert widened([5, 30]) == [5000005, 30000030] and widened([5, 2000]) is None and widened([]) is None
+    found = _found("js-lru-numeric-key-eviction", dn._JS, "least recently used numeric key")
+    js = input_text(found, dn._JS, "newName", WIDE, random.Random(1))
+    assert js is not None and "[30000030, 20000020, 10000010]" in js and "max: 3000003" in js

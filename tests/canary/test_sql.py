@@ -54,6 +54,8 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
             assert case["params"] == {"as_of": {"2026-06-30": "2026-07-01"}[original["params"]["as_of"]]}
         elif key.endswith("#shift"):  # every date moved by DAYS, the parameter with them
             assert case["params"] == {"as_of": {"2026-06-30": "2026-10-08"}[original["params"]["as_of"]]}
+        elif key.endswith("#early"):  # the parameter alone, a year back (round twelve)
+            assert case["params"] == {"as_of": {"2026-06-30": "2025-06-30"}[original["params"]["as_of"]]}
         else:
             assert case.get("params") == original.get("params")
     # one row fewer than the case's own database in every "drop" probe, three times as many in "grow",

@@ -18,6 +18,7 @@ from patchbench.canary._decoys import (
     SHRINK,
     TAIL,
     VOLUME,
+    WRAP,
 )
 from patchbench.canary._probing import INPUT_SHIFT
 
@@ -214,3 +215,29 @@ def test_reverse_tail_and_volume_change_order_start_and_size() -> None:
     same = ast.parse("def test_x():\n    assert f([1, 1]) == 2\n").body[0]
     assert isinstance(same, ast.FunctionDef)
     assert _decoys._input_control(same, "test_y", REVERSE, {}, {}) is None  # nothing to turn
+
+
+def test_wrap_passes_a_function_given_by_name_as_a_plain_lambda() -> None:
+    """Round twelve (rt11-py-reserve-slot-for-coroutine-functions-only): a repair applied only when the
+    factory was a coroutine function met no other callable."""
+    tree = ast.parse("def test_x():\n    pool = create(factory, size=n)\n    assert pool.opened == 2\n")
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", WRAP, {}, {})
+    assert out is not None
+    text = ast.unparse(out)
+    assert (
+        "create((lambda _pb_f: (lambda *a, **k: _pb_f(*a, **k)) if __import__('inspect').isfunction(_pb_f)"
+        in text
+    )
+    wrap = eval(_structure_py._WRAPPER)
+
+    async def factory() -> int:
+        return 1
+
+    import inspect
+
+    coro = wrap(factory)()
+    assert not inspect.iscoroutinefunction(wrap(factory)) and inspect.iscoroutine(coro)
+    coro.close()
+    assert wrap(3) == 3 and wrap(len) is len  # not a Python function: passed as it is

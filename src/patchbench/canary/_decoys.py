@@ -347,6 +347,10 @@ def plan_decoys(
     eligible = 0
     done: set[tuple[str, str]] = set()
     ids = list(task.fail_to_pass)
+    if probe and inputs:
+        # which tests the probe budget reaches is drawn per calibration (kept on the host: see the native
+        # planner)
+        rng.shuffle(ids)
     for test_id in ids:
         file, _, rest = test_id.partition("::")
         if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
@@ -511,20 +515,29 @@ SCRIPT, SCALE_DECIMALS, NEGATE_REST, TAIL, RETYPE = range(LOOPS + 1, LOOPS + 6)
 VOLUME = RETYPE + 1
 #: Every list a test writes out (and, native, its helpers' tables) in reverse order (structural).
 REVERSE = VOLUME + 1
-#: The values of a Go ``...any`` call's key-value pairs passed as floats (structural, Go at level 3; see
-#: :func:`._inputs_structure._kinds`).
+#: The values of a Go ``...any`` call's key-value pairs passed as one-element slices (structural, Go at
+#: level 3; see :func:`._inputs_structure._kind_edits`).
 KINDS = REVERSE + 1
+#: Every decimal and number written as a string but the first written made 0, its decimals kept (round
+#: twelve: a repair right for every amount but zero; see :func:`._respell.zeroed`).
+ZERO_REST = KINDS + 1
+#: Every integer of a test times 1,000,001 (round twelve: keys of up to six digits; see
+#: :func:`._respell.widened`).
+WIDE = ZERO_REST + 1
+#: Every function a call is given by name passed as a plain lambda calling it (Python, structural; round
+#: twelve: a repair right only for coroutine functions; see :func:`._structure_py.wrap_callables`).
+WRAP = WIDE + 1
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
-LEVEL_THREE = (VOLUME,)
+LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE)  # a wide integer may size a loop or buffer a variable holds
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS,
+    REVERSE, KINDS, WRAP,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
-           FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE)  # fmt: skip
+           FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE, ZERO_REST, WIDE)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -653,6 +666,13 @@ def _retype(root: ast.AST) -> None:
                         setattr(node, name, made)
 
 
+def _zeroed(value: object) -> str | float | None:
+    """A float made 0.0, or a string's numbers made 0 (see :func:`._respell.zeroed`)."""
+    if type(value) is float:
+        return 0.0 if value else None
+    return _respell.zeroed(value) if type(value) is str and len(value) <= 2000 else None
+
+
 def _negated(value: object) -> str | float | None:
     """A positive float negated, or a string with its positive decimals negated (see _respell.negated)."""
     if type(value) is float:
@@ -724,6 +744,15 @@ def _literal_moves(
     # every decimal but the first written (by line and column; module constants, where -2, last)
     negatable = sorted((place[(w, p)], w, p, less) for w, p, less in negated if (w, p) in place)
     negated_rest: list[_Move] = [(w, p, less) for _, w, p, less in negatable[1:]]
+    zeroable = sorted(
+        (place[(w, p)], w, p, z) for w, p, v in found if (w, p) in place and (z := _zeroed(v)) is not None
+    )
+    zero_rest: list[_Move] = [(w, p, z) for _, w, p, z in zeroable[1:]]
+    # not a loop's bound (see loop_bounds): widened, a loop would run millions of times
+    free = {(w, p) for _, _, w, p in written}
+    ints_at = [(w, p, v) for w, p, v in found if type(v) is int and (w, p) in free]
+    wide = _respell.widened([v for _, _, v in ints_at])
+    widened: list[_Move] = [(w, p, big) for (w, p, _), big in zip(ints_at, wide or [], strict=False)]
     decimals: list[_Move] = [(w, p, up) for w, p, v in found if (up := _decimals_scaled(v)) is not None]
     retyped: list[_Move] = [(w, p, _Retyped(v)) for w, p, v in found if type(v) is float]
     script: list[_Move] = [
@@ -752,6 +781,8 @@ def _literal_moves(
         (SCALE_DECIMALS, decimals),
         (NEGATE_REST, negated_rest if len(negatable) > 1 else []),
         (RETYPE, retyped),
+        (ZERO_REST, zero_rest),
+        (WIDE, widened),
     ):
         if moves:
             out[j] = moves
@@ -840,6 +871,8 @@ def _moved(
             return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
         if which == TAIL:
             return (setup, checked) if _structure_py.tail([*setup, checked]) else None
+        if which == WRAP:
+            return (setup, checked) if _structure_py.wrap_callables([*setup, checked]) else None
         if which == REVERSE:
             return (setup, checked) if _structure_py.reverse([*setup, checked]) else None
         if which == VOLUME:

@@ -39,6 +39,7 @@ from ._base import _data_path, _text
 from ._decoys import (
     _DECOY_WORDS,
     INPUT_KEY,
+    LEVEL_THREE,
     MAX_COPIES,
     MAX_DECOYS,
     MAX_PROBES,
@@ -1011,12 +1012,17 @@ def _plan(
     fail-to-pass test, up to :data:`MAX_PROBES`) plant *exact copies* under drawn names instead, where the
     decoys go: see :func:`patchbench.canary.plan_decoys`. A key ``<test>#in<j>`` is a control on moved
     inputs (:mod:`._inputs_native`): its learnt ``expect`` is the values gold's checks recorded; ``probe``
-    plants every such variant of the first ``inputs.max_tests`` tests twice. ``inputs`` is the planner
-    of those variants (:data:`._inputs_native.INPUT_PLANNER`); None plants none.
+    plants every such variant of ``inputs.max_tests`` tests twice (drawn when there are more).
+    ``inputs`` is the planner of those variants (:data:`._inputs_native.INPUT_PLANNER`); None plants
+    none.
     """
     lang = {"go": _GO, "rust": _RUST, "java": _JAVA, "javascript": _JS, "typescript": _TS}[language]
     rng = rng or secrets.SystemRandom()
     ids = list(task.fail_to_pass)
+    if probe and inputs is not None and len(ids) > inputs.max_tests:
+        # which tests get variants is drawn per calibration (kept on the host): code right only for the
+        # tests past the first few cannot know they were left out
+        rng.shuffle(ids)
     known = [*task.fail_to_pass, *task.pass_to_pass]
     files = [f for f in tests if f.path.endswith(lang.exts) and not _data_path(f.path)]
     texts = {f.path: t for f in files if (t := _text(f)) is not None}
@@ -1097,6 +1103,8 @@ def _plan(
             planted = False
             for which, _ in inputs.variants(hit, lang, rng):
                 if probe and PROBE_INPUTS.get() < 2 and which not in (0, *BASIC_VARIANTS):
+                    continue
+                if probe and PROBE_INPUTS.get() < 3 and which in LEVEL_THREE:
                     continue
                 ikey = f"{key}{INPUT_KEY}{which}"
                 if not probe and ikey not in chosen:

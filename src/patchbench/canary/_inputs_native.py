@@ -44,7 +44,9 @@ from ._decoys import (
     SCALE_DECIMALS,
     SCALES,
     SCRIPT,
+    WIDE,
     ZERO,
+    ZERO_REST,
     shifted_digits,
 )
 from ._decoys_native import (
@@ -65,9 +67,11 @@ from ._decoys_native import (
 from ._inputs_structure import structural
 from ._probing import INPUT_SHIFT
 
-#: The moved literals probed per test (the nearest to the checks first), and the tests probed per task.
+#: The moved literals probed per test (the nearest to the checks first), and the tests probed per task (a
+#: secret draw when it has more: round twelve's repair was right for the fourth listed test alone, which
+#: the first three never reached).
 MAX_MOVES = 3
-MAX_TESTS = 3
+MAX_TESTS = 6
 VALUE_MARK = "pb-value:"
 VALUE_END = ":pb-end"
 
@@ -420,10 +424,18 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
         else _inside(_t(src, n), _respell.decimals_scaled))) is not None]  # fmt: skip
     # every decimal but the first written (movable lists the nearest to the checks first)
     negated_rest = sorted(negated)[1:]
+    zeroed = sorted((n.start_byte, n.end_byte, new) for n, kind in movable if (new := (
+        _respell.zeroed_number(_t(src, n)) if kind == "number" else _inside(_t(src, n), _respell.zeroed)))
+        is not None)[1:]  # fmt: skip
+    ints_at = [(n.start_byte, n.end_byte, m) for n, kind in movable if kind == "number"
+               and not _bound(n) and (m := _FAR.match(_t(src, n))) is not None]  # fmt: skip
+    wide = _respell.widened([int(m.group(1)) for _, _, m in ints_at]) or []
+    widened = [(s, e, f"{big}{m.group(2) or ''}") for (s, e, m), big in zip(ints_at, wide, strict=False)]
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
                *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated), (ZERO, zeros),
                (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)), (SCRIPT, scripted),
-               (SCALE_DECIMALS, decimals), (NEGATE_REST, negated_rest))  # fmt: skip
+               (SCALE_DECIMALS, decimals), (NEGATE_REST, negated_rest), (ZERO_REST, zeroed),
+               (WIDE, widened))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves
@@ -440,10 +452,18 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
 _LOOP_HEADERS = frozenset({"for_clause", "range_expression"})
 
 
+#: A written list (or a tuple in it): a literal inside one, even in a loop's header, is data the loop
+#: walks, not a bound (round twelve: Rust's `for (entries, per_page) in [(10u32, 4usize), ..]` was never
+#: scaled, so a repair right up to 32 entries met none larger).
+_DATA = frozenset({"array_expression", "array", "composite_literal", "tuple_expression", "array_initializer"})
+
+
 def _bound(node: Node) -> bool:
     """Whether an integer literal bounds a loop (see :data:`_LOOP_HEADERS`)."""
     n = node.parent
     while n is not None and n.type not in ("block", "statement_block", "expression_statement"):
+        if n.type in _DATA:
+            return False
         if n.type in _LOOP_HEADERS:
             return True
         parent = n.parent

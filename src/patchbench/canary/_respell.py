@@ -22,6 +22,10 @@ and all of them alike, so a feed's length and its page size grow together).
 - **negated** (:data:`NEGATE`): every positive decimal, in code or in a string, negated; and
   (:data:`NEGATE_REST`) every one but the first written, so a product's factor and its result turn
   negative together while a validated quantity written first stays positive;
+- **zero rest** (:data:`ZERO_REST`): every decimal and number written as a string but the first written
+  made 0, its decimals kept (``"48.12"`` -> ``"0.00"``): a zero amount on both sides of a relation;
+- **wide** (:data:`WIDE`): every integer of a test written twice over, six digits apart (times 1,000,001:
+  5 -> 5000005), when they are all below 2000;
 - **script** (:data:`SCRIPT`): every non-ASCII letter replaced by accented Greek and Cyrillic letters in
   turn, its case swapped (a respelled letter is always Latin);
 - **decimals scaled** (:data:`SCALE_DECIMALS`): every decimal of 1 or more, a float literal, a decimal
@@ -243,6 +247,41 @@ def decimal_number_scaled(text: str) -> str | None:
     :func:`decimals_scaled`); None for any other literal, or a fraction."""
     big = _times_cube(text) if _DECIMAL_CODE.fullmatch(text) else None
     return None if big == text else big
+
+
+#: What a :data:`WIDE` variant multiplies every integer by (each written twice over, six digits apart:
+#: 5 -> 5000005), when all of a test's integers are below :data:`WIDE_BELOW` (so they stay below 2^31).
+WIDE_FACTOR = 1_000_001
+WIDE_BELOW = 2000
+
+
+def widened(values: list[int]) -> list[int] | None:
+    """A test's integers made wide (see :data:`WIDE_FACTOR`; round twelve: keys of up to six digits were
+    all a repair handled, and every move stayed there); None when one is too large or there is none."""
+    if not values or any(not 0 <= v < WIDE_BELOW for v in values):
+        return None
+    return [v * WIDE_FACTOR for v in values]
+
+
+def _zero_like(number: str) -> str:
+    """0 written with as many decimals as ``number``: ``"150.00"`` -> ``"0.00"``, ``"600"`` -> ``"0"``."""
+    decimals = number.partition(".")[2]
+    return f"0.{'0' * len(decimals)}" if decimals else "0"
+
+
+def zeroed(body: str) -> str | None:
+    """A number written as a string, or a string's decimals, made 0 with their decimals kept (round
+    twelve: a repair right for every amount but zero met none); None when it holds none or only 0."""
+    if is_number_text(body):
+        return None if not Decimal(body) else _zero_like(body.lstrip("-"))
+    out = _DECIMAL_IN.sub(lambda m: _zero_like(m.group(1)), body)
+    return out if out != body else None
+
+
+def zeroed_number(text: str) -> str | None:
+    """A decimal literal written in code made 0 with its decimals kept (``48.12`` -> ``0.00``); None for
+    any other literal."""
+    return _zero_like(text) if _DECIMAL_CODE.fullmatch(text) and Decimal(text) else None
 
 
 #: A positive decimal inside a string: not a part of a version or an address, and not negative already.

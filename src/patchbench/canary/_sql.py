@@ -47,7 +47,7 @@ _CASE_KEYS = frozenset(
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
 #: Control cases planted per run (each is one more small query): one of each kind first.
-MAX_CONTROLS = 6
+MAX_CONTROLS = 7
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -132,7 +132,8 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
     Per fail-to-pass case (not skipped): its fixture rows inserted in reverse order (key ``<case>#rev``),
     its parameters moved on (an ISO date by a day, an integer by one: ``<case>#param``), its ids
-    renumbered (``<case>#ids``, :data:`ID_OFFSET`), each table of two rows or more emptied in turn
+    renumbered (``<case>#ids``, :data:`ID_OFFSET`), its parameters moved :data:`EARLY_DAYS` back
+    (``<case>#early``), each table of two rows or more emptied in turn
     (``<case>#empty<i>``), and up to
     :data:`PROBES_PER_CASE` - 1 databases with one fixture row dropped (``<case>#drop<i>.<j>``), the
     case's own fixture items (written last, the ones that make this case what it is) first.
@@ -161,6 +162,11 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # the same data asked another question: code keyed on the listed cases' parameters (a date
             # the hidden tests use) answers the buggy way here
             out[f"{name}#param"] = {**base, "params": shifted, "fixtures": items}
+        early = _shift_params(case.get("params"), days=-EARLY_DAYS, step=-1)
+        if early is not None:
+            # the same data asked about an earlier day (round twelve: a query that kept the window's end
+            # in the wrong clause met no row after the day it was asked about; #param moves it later)
+            out[f"{name}#early"] = {**base, "params": early, "fixtures": items}
         renumbered = _renumber(items, case.get("params"))
         if renumbered is not None:
             # the same data under other ids: code keyed on the listed cases' row ids answers the buggy way
@@ -198,7 +204,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids", "shift", "grow", "empty"):
+    for kind in ("param", "drop", "ids", "shift", "grow", "empty", "early"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -281,6 +287,9 @@ def _grow(items: list[Any]) -> list[Any] | None:
     return out
 
 
+#: Days an ``#early`` probe's date parameters move back (the data stays): a year, so that rows the
+#: listed cases hold before the day asked about come after it.
+EARLY_DAYS = 365
 #: Days every date of a ``#shift`` probe moves by (fixtures and parameters together).
 DAYS = 100
 _ISO_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})([ T][0-9:.]+)?$")
@@ -334,9 +343,9 @@ def _kind(key: str) -> str:
     return key.split("#", 1)[-1].rstrip("0123456789.")
 
 
-def _shift_params(params: Any) -> dict[str, Any] | None:
-    """The case's parameters moved on a little (an ISO date by a day, an integer by one); None when none
-    can be."""
+def _shift_params(params: Any, days: int = 1, step: int = 1) -> dict[str, Any] | None:
+    """The case's parameters moved on a little (an ISO date by ``days``, an integer by ``step``); None when
+    none can be."""
     if not isinstance(params, dict):
         return None
     out: dict[str, Any] = {}
@@ -344,11 +353,11 @@ def _shift_params(params: Any) -> dict[str, Any] | None:
         if isinstance(v, bool) or not isinstance(v, (int, str)):
             out[k] = v
         elif isinstance(v, int):
-            out[k] = v + 1
+            out[k] = v + step
         else:
             try:
                 out[k] = (
-                    (datetime.date.fromisoformat(v) + datetime.timedelta(days=1)).isoformat()
+                    (datetime.date.fromisoformat(v) + datetime.timedelta(days=days)).isoformat()
                     if _ISO_DATE.match(v)
                     else v
                 )

@@ -157,6 +157,33 @@ def volume(roots: list[ast.AST]) -> bool:
     return _resize(roots, grow)
 
 
+_WRAPPER = (
+    "(lambda _pb_f: (lambda *a, **k: _pb_f(*a, **k)) if __import__('inspect').isfunction(_pb_f)"
+    " or __import__('inspect').ismethod(_pb_f) else _pb_f)"
+)
+
+
+def wrap_callables(roots: list[ast.AST]) -> bool:
+    """Pass every function a call is given by name (a factory, a callback) as a plain lambda calling it
+    (round twelve: a repair applied only when the factory was a coroutine function met no other kind of
+    callable); a name holding anything else is passed as it is (checked when the copy runs). Whether
+    any call was given a name."""
+    changed = False
+    for root in roots:
+        for n in ast.walk(root):
+            if not isinstance(n, ast.Call):
+                continue
+            for i, arg in enumerate(n.args):
+                if isinstance(arg, ast.Name):
+                    n.args[i] = ast.Call(ast.parse(_WRAPPER, mode="eval").body, [arg], [])
+                    changed = True
+            for kw in n.keywords:
+                if kw.arg is not None and isinstance(kw.value, ast.Name):
+                    kw.value = ast.Call(ast.parse(_WRAPPER, mode="eval").body, [kw.value], [])
+                    changed = True
+    return changed
+
+
 def json_floats_retyped(roots: list[ast.AST]) -> bool:
     """Make every ``json.loads``/``json.load`` call under ``roots`` (without its own ``parse_float``) read
     its floats as instances of a subclass of float named ``float``; whether any was."""
