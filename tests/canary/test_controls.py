@@ -112,11 +112,11 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     add = "tests/test_calc.py::test_add"
     # (#in5, add(2, 4), was once not learnt in a loaded run: its probe was drawn a name holding a decoy's,
     # `..._again42` beside `..._again4`, and the plugin took it for one; names are matched whole now)
-    assert learnt == {add, *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15))}
-    # the copy and five input controls (one of each several-literal kind, one moving a single literal:
+    assert learnt == {add, *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15, 36))}  # 36: wide, add(2000002, ..)
+    # the copy and six input controls (one of each several-literal kind, one moving a single literal:
     # pick_inputs)
-    assert "control tests: 6 planted, all passed" in gold.notes
-    assert (gold.controls, gold.decoys) == (6, 1)  # the verdict says what was planted
+    assert "control tests: 7 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (7, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"
@@ -414,6 +414,9 @@ def test_learn_controls_keeps_an_input_probe_only_when_stable_informative_and_ne
     assert learn_controls(task, {f"{key}1": [probe("334"), probe("334")]}, {f"{key}1": [probe("334")]}) == {}
     # the moved input did not change the answer (the test's own expectation): it did not matter
     assert learn_controls(task, {f"{key}0": [probe("501"), probe("501")]}, {f"{key}0": [probe("500")]}) == {}
+    # a probe that took a second runs that long in every run: not kept (round twelve)
+    slow = probe("334").model_copy(update={"duration_s": 1.5})
+    assert learn_controls(task, {f"{key}1": [probe("334"), slow]}, {f"{key}1": [probe("333")]}) == {}
 
 
 def test_an_input_probe_moves_module_constants_by_a_local_and_reads_helper_checks() -> None:

@@ -58,9 +58,14 @@ def learn_controls(
             # the same blocks): what it tests is the structure, not the value; a retyped one (a float
             # subclass) the type
             structural = int(key.rsplit(INPUT_KEY, 1)[1]) in (*STRUCTURAL, RETYPE)
+            # a control runs in every run: one whose probe took a second (a wide integer sizing a list
+            # of millions, printed whole) would cost every run that much (round twelve: rs-feed's gold
+            # run went from 0.5 s to 7 s)
+            slow = any((r.duration_s or 0.0) >= MAX_CONTROL_S for r in results)
             if (
                 value is not None
                 and informative
+                and not slow
                 and (native or structural or value not in _written(task, key))
             ):
                 found[key] = {"informative": True, "expect": value}
@@ -138,6 +143,10 @@ def reported(result: TestResult) -> str | None:
     """The value an input probe (or a control planted as one) reported: a native probe's digest, or the
     repr a Python probe raised with."""
     return native_value(result.message) or reported_value(result.message)
+
+
+#: The longest an input probe may take (either run, as its runner reports) to be kept as a control.
+MAX_CONTROL_S = 1.0
 
 
 def same_value(got: str | None, expect: str) -> bool:
