@@ -145,8 +145,9 @@ def reported(result: TestResult) -> str | None:
     return native_value(result.message) or reported_value(result.message)
 
 
-#: The longest an input probe may take (either run, as its runner reports) to be kept as a control.
-MAX_CONTROL_S = 1.0
+#: The longest an input probe may take (either run, as its runner reports) to be kept as a control: a
+#: quarter of a second, paid again in every run.
+MAX_CONTROL_S = 0.25
 
 
 def same_value(got: str | None, expect: str) -> bool:

@@ -140,7 +140,7 @@ def reverse(roots: list[ast.AST]) -> bool:
 
 #: How many characters a :data:`VOLUME` variant's lists of strings hold at least (round eleven: a repair
 #: right only for a decoder's first 65,536 characters met no stream that long).
-VOLUME_CHARS = 1 << 18
+VOLUME_CHARS = 1 << 17
 
 
 def volume(roots: list[ast.AST]) -> bool:
