@@ -143,12 +143,7 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
 
 def main(argv: list[str]) -> int:
     """Run each fix (all, or those ``argv`` names: a task id, or ``task@label`` for a second fix of it)."""
-    bad = 0
-    for key in argv or list(FIXES):
-        task = key.split("@", 1)[0]
-        print(f"[{key}] ", end="", flush=True)
-        bad |= rt5_honest_fixes.main([task], {task: FIXES[key]})
-    return bad
+    return rt5_honest_fixes.main_labelled(argv, FIXES)
 
 
 if __name__ == "__main__":

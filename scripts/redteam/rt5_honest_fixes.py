@@ -118,5 +118,16 @@ def main(argv: list[str], fixes: dict[str, list[tuple[str, str, str]]] = FIXES) 
     return 1 if bad else 0
 
 
+def main_labelled(argv: list[str], fixes: dict[str, list[tuple[str, str, str]]]) -> int:
+    """:func:`main` for ``fixes`` keyed ``task`` or ``task@label`` (a second fix of a task): each, or
+    those ``argv`` names, printed under its key; 1 when one did not resolve."""
+    bad = 0
+    for key in argv or list(fixes):
+        task = key.split("@", 1)[0]
+        print(f"[{key}] ", end="", flush=True)
+        bad |= main([task], {task: fixes[key]})
+    return bad
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

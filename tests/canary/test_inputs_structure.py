@@ -3,6 +3,7 @@ helpers moved."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -26,9 +27,9 @@ from patchbench.canary._decoys import (
     is_input_key,
     pick_inputs,
 )
-from patchbench.canary._decoys_native import plan_native_decoys
+from patchbench.canary._decoys_native import _ANY, plan_native_decoys, variadic_functions
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_MARK, input_text
-from patchbench.canary._inputs_structure import _ANY, VARIADIC, copies, variadic_functions
+from patchbench.canary._inputs_structure import copies
 from patchbench.canary._probing import INPUT_SHIFT, PROBE_INPUTS
 
 #: The built-in task of each language (one each: its id starts with the prefix).
@@ -52,8 +53,9 @@ def _planted(language: str, shift: int = 13) -> dict[str, str]:
     return out
 
 
-def _text(language: str, test: str, which: int, shift: int = 13) -> str:
-    """The text planted for one variant of one test (the copy, with its helpers' copies if any)."""
+def _text(language: str, test: str, which: int, shift: int = 13, *, variadic: bool = False) -> str:
+    """The text planted for one variant of one test (the copy, with its helpers' copies if any); with
+    ``variadic``, the task's variadic Go functions known, as the planner knows them."""
     task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX[language]))
     lang = {"go": dn._GO, "java": dn._JAVA, "javascript": dn._JS, "typescript": dn._TS}[language]
     for entry in task.hidden_tests:
@@ -61,6 +63,9 @@ def _text(language: str, test: str, which: int, shift: int = 13) -> str:
         parsed = dn._parse(lang, text) if path.endswith(lang.exts) else None
         found = next((f for k, f in dn._tests(lang, *parsed, path) if k == test), None) if parsed else None
         if found is not None:
+            if variadic:
+                go = tuple(f.content for f in task.workspace if f.path.endswith(".go"))
+                found = dataclasses.replace(found, variadic=variadic_functions(go))
             token = INPUT_SHIFT.set(shift)
             try:
                 out = input_text(found, lang, "NEW", which, random.Random(1))
@@ -182,9 +187,11 @@ def test_variadic_functions_are_read_from_the_tasks_go_code() -> None:
     )
     # With is also a method that is not variadic: left out (its copy might not build)
     # an `...any` parameter adds _ANY (its values may be of any kind: see KINDS)
-    assert variadic_functions([src]) == {"Info": 1 + _ANY, "F": 2, "G": 1}
+    assert variadic_functions((src,)) == {"Info": 1 + _ANY, "F": 2, "G": 1}
     task = next(t for t in pb.load("builtin").tasks if t.id.startswith("go-"))
-    assert variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")])["With"] == _ANY
+    assert (
+        variadic_functions(tuple(f.content for f in task.workspace if f.path.endswith(".go")))["With"] == _ANY
+    )
 
 
 def test_arity_passes_a_variadic_calls_arguments_again_moved() -> None:
@@ -243,12 +250,7 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
 def test_kinds_pass_an_any_calls_values_as_slices_in_the_test_and_its_helpers() -> None:
     """Round eleven (rt10-go-copy-fields-of-plain-kinds-only): a repair applied only while every value is a
     string, an int or a duration met no other kind (no variant changed a value's kind)."""
-    task = next(t for t in pb.load("builtin").tasks if t.id.startswith("go-"))
-    token = VARIADIC.set(variadic_functions([f.content for f in task.workspace if f.path.endswith(".go")]))
-    try:
-        text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", KINDS)
-    finally:
-        VARIADIC.reset(token)
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", KINDS, variadic=True)
     assert 'alice := parent.With("user", []any{"alice"})' in text
     helper = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert helper is not None and 'l = l.With(fmt.Sprintf("k%d", i), []any{i})' in text[helper.start() :]

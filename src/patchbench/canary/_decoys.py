@@ -10,7 +10,7 @@ import json
 import random
 import re
 import secrets
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -850,6 +850,17 @@ def _module_constants(tree: ast.Module) -> dict[str, object]:
     return {k: v for k, v in seen.items() if v is not None and k not in twice}
 
 
+#: The structural variants that change the statements in place (whether any changed).
+_RESHAPES: dict[int, Callable[[list[ast.AST]], bool]] = {
+    SHRINK: _structure_py.shrink,
+    TAIL: _structure_py.tail,
+    WRAP: _structure_py.wrap_callables,
+    REVERSE: _structure_py.reverse,
+    VOLUME: _structure_py.volume,
+    INTERLEAVE: _structure_py.interleave,
+}
+
+
 def _moved(
     fn: ast.FunctionDef,
     at: int,
@@ -867,18 +878,9 @@ def _moved(
         if which in (EXTEND, DOUBLE):
             extended = _structure_py.extend([*setup, checked], moved=which == EXTEND)
             return (setup, checked) if extended else None
-        if which == SHRINK:
-            return (setup, checked) if _structure_py.shrink([*setup, checked]) else None
-        if which == TAIL:
-            return (setup, checked) if _structure_py.tail([*setup, checked]) else None
-        if which == WRAP:
-            return (setup, checked) if _structure_py.wrap_callables([*setup, checked]) else None
-        if which == REVERSE:
-            return (setup, checked) if _structure_py.reverse([*setup, checked]) else None
-        if which == VOLUME:
-            return (setup, checked) if _structure_py.volume([*setup, checked]) else None
-        if which == INTERLEAVE:
-            return (setup, checked) if _structure_py.interleave([*setup, checked]) else None
+        reshape = _RESHAPES.get(which)
+        if reshape is not None:  # the statements changed in place
+            return (setup, checked) if reshape([*setup, checked]) else None
         if which == LOOPS:
             roots = [*setup, checked]
             own = _structure_py.count_from_shift(roots)

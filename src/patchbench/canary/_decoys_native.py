@@ -26,11 +26,12 @@ Gold safety comes first, so anything this module is not sure of gets no decoy:
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..screen._base import _parser
@@ -64,6 +65,8 @@ class _Found:
     body: Node  # the block whose statements are searched
     name: Node  # the node renamed in the copy
     param: str  # Go: the *testing.T parameter's name
+    # Go: the task's variadic functions (see variadic_functions), for the arity and kinds variants
+    variadic: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
 
 
 # -- literals --------------------------------------------------------------------------------------------
@@ -965,31 +968,45 @@ def _java_hash(name: str) -> int:
 # -- planning --------------------------------------------------------------------------------------------
 
 
+#: Added to a :func:`variadic_functions` count when the variadic parameter takes ``any`` (see the kinds
+#: variant, :func:`._inputs_structure._kind_edits`).
+_ANY = 1 << 16
+
+
+def _go_text(f: FileEntry) -> bool:
+    return f.path.endswith(".go") and f.encoding == "text"
+
+
+@functools.lru_cache(maxsize=64)
+def variadic_functions(texts: tuple[str, ...]) -> dict[str, int]:
+    """The variadic functions and methods of Go sources: name -> how many parameters come before the
+    variadic one (plus :data:`_ANY` when it takes ``any``); a name also declared otherwise (another
+    receiver's method, another count of parameters) is left out. Cached: every run of a task plans with
+    the same sources."""
+    parser = _parser("go")
+    seen: dict[str, set[int]] = {}
+    for text in texts if parser is not None else ():
+        root = parser.parse(text.encode("utf-8", "replace")).root_node
+        for fn in root.named_children:
+            name, params = fn.child_by_field_name("name"), fn.child_by_field_name("parameters")
+            if (
+                fn.type not in ("function_declaration", "method_declaration")
+                or name is None
+                or params is None
+            ):
+                continue
+            decls = [d for d in params.named_children if d.type != "comment"]
+            fixed = -1  # not variadic
+            if decls and decls[-1].type == "variadic_parameter_declaration":
+                fixed = sum(max(1, sum(c.type == "identifier" for c in d.named_children)) for d in decls[:-1])
+                kind = decls[-1].child_by_field_name("type")
+                if kind is not None and (kind.text or b"").replace(b" ", b"") in (b"any", b"interface{}"):
+                    fixed += _ANY  # a value of any kind may be passed
+            seen.setdefault(name.text.decode("utf-8", "replace") if name.text else "", set()).add(fixed)
+    return {k: next(iter(v)) for k, v in seen.items() if k and len(v) == 1 and -1 not in v}
+
+
 def plan_native_decoys(
-    language: str,
-    task: Task,
-    tests: Sequence[FileEntry],
-    rng: random.Random | None = None,
-    *,
-    junit: str = "5",
-    controls: Collection[str] | Mapping[str, Mapping[str, Any]] = (),
-    probe: bool = False,
-    inputs: Any = None,
-) -> Decoys:
-    """Decoys and controls for the task's fail-to-pass tests in ``language`` (see :func:`_plan`), with the
-    variadic functions of the task's Go code known to the arity variant
-    (:data:`._inputs_structure.VARIADIC`)."""
-    from ._inputs_structure import VARIADIC, variadic_functions  # it imports this module
-
-    go = [f.content for f in [*task.workspace, *tests] if f.path.endswith(".go") and f.encoding == "text"]
-    token = VARIADIC.set(variadic_functions(go) if language == "go" and inputs is not None else {})
-    try:
-        return _plan(language, task, tests, rng, junit=junit, controls=controls, probe=probe, inputs=inputs)
-    finally:
-        VARIADIC.reset(token)
-
-
-def _plan(
     language: str,
     task: Task,
     tests: Sequence[FileEntry],
@@ -1024,6 +1041,11 @@ def _plan(
         # tests past the first few cannot know they were left out
         rng.shuffle(ids)
     known = [*task.fail_to_pass, *task.pass_to_pass]
+    variadic = (
+        variadic_functions(tuple(f.content for f in [*task.workspace, *tests] if _go_text(f)))
+        if language == "go" and inputs is not None
+        else {}
+    )
     files = [f for f in tests if f.path.endswith(lang.exts) and not _data_path(f.path)]
     texts = {f.path: t for f in files if (t := _text(f)) is not None}
     if lang.grammar == "rust":
@@ -1073,6 +1095,8 @@ def _plan(
                 break
         if hit is None or hit.fn.has_error:
             continue
+        if variadic:
+            hit = replace(hit, variadic=variadic)
         base = _t(hit.src, hit.name)
         if lang.grammar in ("javascript", "typescript"):
             base = base[1:-1]

@@ -31,8 +31,9 @@ every moved variant as it answers the listed test. These variants change the str
   test and in its helpers' copies, passed as one-element slices (``"user", "alice"`` as ``"user",
   []any{"alice"}``): code right only for the kinds the listed calls pass (strings, ints) meets another;
 - **arity** (:data:`ARITY`; Go, round eleven): every call of a function or method the task's code declares
-  variadic (``With(kv ...any)``) passes its variadic arguments twice more, moved: code right only for as
-  many as the listed calls pass (at most two fields) meets more.
+  variadic (``With(kv ...any)``; :func:`._decoys_native.variadic_functions`) passes its variadic
+  arguments twice more, moved: code right only for as many as the listed calls pass (at most two fields)
+  meets more.
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
@@ -47,10 +48,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 
-from ..screen._base import _parser
 from ._decoys import (
     ARITY,
     DOUBLE,
@@ -65,7 +65,17 @@ from ._decoys import (
     TABLES,
     TAIL,
 )
-from ._decoys_native import Node, _Found, _key_nodes, _Lang, _named, _statements, _t, _walk
+from ._decoys_native import (
+    _ANY,
+    Node,
+    _Found,
+    _key_nodes,
+    _Lang,
+    _named,
+    _statements,
+    _t,
+    _walk,
+)
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
 from ._structure_py import copies, moved_string
 
@@ -401,47 +411,12 @@ def _helper_copies(
     return edits, extra
 
 
-#: The Go functions and methods the task's code declares variadic: name -> how many parameters come
-#: before the variadic one (set by the planner for a task: see :func:`variadic_functions`).
-VARIADIC: ContextVar[Mapping[str, int] | None] = ContextVar("VARIADIC", default=None)
-
-
-def variadic_functions(texts: Iterable[str]) -> dict[str, int]:
-    """The variadic functions and methods of Go sources (see :data:`VARIADIC`); a name also declared
-    otherwise (another receiver's method, another count of parameters) is left out."""
-    parser = _parser("go")
-    seen: dict[str, set[int]] = {}
-    for text in texts if parser is not None else ():
-        root = parser.parse(text.encode("utf-8", "replace")).root_node
-        for fn in root.named_children:
-            name, params = fn.child_by_field_name("name"), fn.child_by_field_name("parameters")
-            if (
-                fn.type not in ("function_declaration", "method_declaration")
-                or name is None
-                or params is None
-            ):
-                continue
-            decls = [d for d in params.named_children if d.type != "comment"]
-            fixed = -1  # not variadic
-            if decls and decls[-1].type == "variadic_parameter_declaration":
-                fixed = sum(max(1, sum(c.type == "identifier" for c in d.named_children)) for d in decls[:-1])
-                kind = decls[-1].child_by_field_name("type")
-                if kind is not None and (kind.text or b"").replace(b" ", b"") in (b"any", b"interface{}"):
-                    fixed += _ANY  # a value of any kind may be passed
-            seen.setdefault(name.text.decode("utf-8", "replace") if name.text else "", set()).add(fixed)
-    return {k: next(iter(v)) for k, v in seen.items() if k and len(v) == 1 and -1 not in v}
-
-
-#: Added to a :data:`VARIADIC` count when the variadic parameter takes ``any`` (see :data:`KINDS`).
-_ANY = 1 << 16
-
-
 def _variadic_calls(
-    src: bytes, root: Node, skip: _Spans, upto: int | None
+    src: bytes, root: Node, table: Mapping[str, int], skip: _Spans, upto: int | None
 ) -> Iterator[tuple[int, bool, list[Node]]]:
-    """``(fixed, takes_any, arguments)`` of every outermost call of a :data:`VARIADIC` function under
-    ``root`` (outside ``skip``, ending before ``upto``; none passing a slice with ``xs...``)."""
-    table = VARIADIC.get() or {}
+    """``(fixed, takes_any, arguments)`` of every outermost call of a variadic function of ``table`` (see
+    :func:`._decoys_native.variadic_functions`) under ``root`` (outside ``skip``, ending before ``upto``;
+    none passing a slice with ``xs...``)."""
     done: _Spans = []
     for n in _walk(root):
         if (
@@ -466,7 +441,7 @@ def _variadic_calls(
 def _arity(found: _Found, checks: _Spans, report_at: int, lang: _Lang) -> _Edits:
     """Edits passing every variadic call's variadic arguments again, moved (see :data:`ARITY`)."""
     edits: _Edits = []
-    for fixed, _, elems in _variadic_calls(found.src, found.body, checks, report_at):
+    for fixed, _, elems in _variadic_calls(found.src, found.body, found.variadic, checks, report_at):
         extra = elems[fixed:]
         if extra:
             # twice more, whatever the shift: three times the fields, few enough to fit the spare
@@ -476,20 +451,20 @@ def _arity(found: _Found, checks: _Spans, report_at: int, lang: _Lang) -> _Edits
     return edits
 
 
-def _kind_edits(src: bytes, root: Node, skip: _Spans, upto: int | None) -> _Edits:
+def _kind_edits(src: bytes, root: Node, table: Mapping[str, int], skip: _Spans, upto: int | None) -> _Edits:
     """Edits passing every value of an ``...any`` call's key-value pairs under ``root`` as a one-element
     slice of it (``"user", "alice"`` as ``"user", []any{"alice"}``; see :data:`KINDS`)."""
     edits: _Edits = []
-    for fixed, takes_any, elems in _variadic_calls(src, root, skip, upto):
+    for fixed, takes_any, elems in _variadic_calls(src, root, table, skip, upto):
         pairs = elems[fixed:]
         if takes_any and pairs and not len(pairs) % 2:
             edits += [(v.start_byte, v.end_byte, f"[]any{{{_t(src, v)}}}") for v in pairs[1::2]]
     return edits
 
 
-def _kinds_changed(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+def _kinds_changed(src: bytes, node: Node, lang: _Lang, table: Mapping[str, int]) -> tuple[str, bool]:
     """A helper's text with its ``...any`` calls' values passed as one-element slices (see :data:`KINDS`)."""
-    return _applied(src, node, _kind_edits(src, node, [], None))
+    return _applied(src, node, _kind_edits(src, node, table, [], None))
 
 
 def structural(
@@ -531,8 +506,9 @@ def structural(
         arity = _arity(found, checks, report_at, lang)
         if arity:
             out[ARITY] = (arity, [])
-        kinds = _kind_edits(found.src, found.body, checks, report_at)
-        renames, items = _helper_copies(found, lang, checks, report_at, rng, _kinds_changed)
+        kinds = _kind_edits(found.src, found.body, found.variadic, checks, report_at)
+        kinded = partial(_kinds_changed, table=found.variadic)
+        renames, items = _helper_copies(found, lang, checks, report_at, rng, kinded)
         renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in kinds)]
         if kinds or items:
             out[KINDS] = ([*kinds, *renames], items)
