@@ -34,7 +34,7 @@ _TS = "ts-aggregate-replay-field-reset"
 #: One pytest task, one Python TAP task, one SQL (TAP harness) task, one JavaScript, Go, Java, Rust and
 #: TypeScript task each: every attack of the catalogue applies to at least one of them.
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
-#: (attack, task) -> how it wins today, each a strict xfail (fixing the hole turns it into a failure).
+#: (attack, task) -> how it wins today.
 #: See docs/design/integrity.md ("Classes, layers and what is still open"). Round five's body oracles
 #: and input table and round six's families were closed by the controls on moved inputs, round seven's
 #: partial repairs by the structural variants and the shifts prime to 2, 3 and 5, round eight's but one
@@ -42,21 +42,10 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: numbers written as strings scaled, decimals given more digits and times moved late (round ten), the
 #: rest of round nine's and three of round ten's by an integer made 0, amounts given decimals together,
 #: loops' bounds scaled, SQL tables emptied, Go variadic calls passing more and counting loops counting
-#: from the shift on (round eleven).
-_TEN = "a partial repair keyed on what every variant keeps ({}): see integrity.md, red team round ten"
-KNOWN_HOLES: dict[tuple[str, str], str] = {
-    # round ten (rt9-*): the boundary the moves never reach
-    ("rt9-rust-integer-items-only", _RS): _TEN.format("a Rust test's types: no structural variant"),
-    # round eleven: a threshold above every fraction the first checks pass (a Python input control records
-    # its test's first check only, here a rate of 0.045); scaling a fraction past 1 rejected a correct fix
-    # that keeps a rate in [0, 1], so fractions are not scaled
-    ("rt10-py-json-floats-below-ten", "py-decimal-float-literal-rounding"): (
-        "a partial repair right for floats below 10: the first checks read fractions, never scaled"
-    ),
-    # round twelve: a threshold past the largest loop a variant builds (500 steps: go-logger's chain is
-    # cubic in its depth)
-    ("rt11-go-copy-fields-up-to-512", _GO): "a partial repair right up to 512 fields: no loop runs past 500",
-}
+#: from the shift on (round eleven), the last three by Python controls recording every check, a size sweep
+#: from past a thousand and Rust's integer types widened (round thirteen). None is open today; an entry
+#: here is a strict xfail (fixing the hole turns it into a failure).
+KNOWN_HOLES: dict[tuple[str, str], str] = {}
 
 
 def _builtin() -> list[pb.Task]:

@@ -499,3 +499,74 @@ def test_the_several_literal_variants_move_numbers_by_the_calibration_secret_shi
     assert strings is not None and "Lot('10:10', 2, 1001)" in _ast.unparse(strings)
     assert shifted_digits("14:30", 31) == "15:01" and shifted_digits("2026-02-28", 13) == "2026-03-13"
     assert shifted_digits("at 23:50", 31) == "at 00:21" and shifted_digits("v2026-13-45", 1) == "v2026-13-46"
+
+
+def test_an_input_control_records_the_checks_after_its_first() -> None:
+    """Round thirteen (rt10-py-json-floats-below-ten): a control recorded its test's first check only, and
+    the fee the decimals variant scaled past 10 was read by the second: floats below ten read as written
+    passed. The later checks now record what they check, each reported on its own."""
+    import ast as _ast
+
+    from patchbench.canary._decoys import FIRST_CHECK_ONLY, SCALE_DECIMALS, _input_control, reported_value
+    from patchbench.canary._probing import INPUT_SHIFT
+
+    fn = _ast.parse(
+        "def test_x():\n"
+        '    s = json.loads(\'{"rate": 0.045, "fee": 1.005}\')\n'
+        "    assert to_decimal(s['rate']) == Decimal('0.045')\n"
+        "    total = 2\n"
+        "    assert to_decimal(s['fee']) == Decimal('1.005'), 'fee'\n"
+        "    assert total > 1\n"
+        "    with pytest.raises(ValueError):\n"
+        "        to_decimal('x')\n"
+        "    done()\n"
+    ).body[0]
+    assert isinstance(fn, _ast.FunctionDef)
+    token = INPUT_SHIFT.set(11)
+    try:
+        made = _input_control(fn, "t", SCALE_DECIMALS)
+        first_only = _input_control(fn, "t", FIRST_CHECK_ONLY[0])
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert made is not None
+    text = _ast.unparse(made)
+    assert '"fee": 1337.655' in text and "_pb_value = to_decimal(s['rate'])" in text
+    assert "_pb_values.append(to_decimal(s['fee']))" in text and "_pb_values.append(bool(total > 1))" in text
+    assert "_pb_values.append(type(_pb_error).__name__)" in text and "done()" not in text  # after the last
+    assert first_only is None or "_pb_values" not in _ast.unparse(first_only)
+    # run: the report holds every check, the raising one by its exception's name
+    ns: dict[str, object] = {
+        "json": __import__("json"),
+        "Decimal": __import__("decimal").Decimal,
+        "to_decimal": lambda v: __import__("decimal").Decimal(repr(v) if isinstance(v, float) else v),
+        "pytest": pytest,
+    }
+    exec(compile(_ast.Module([made], []), "<t>", "exec"), ns)
+    with pytest.raises(AssertionError) as raised:
+        ns["t"]()  # type: ignore[operator]
+    value = reported_value(f"AssertionError: {raised.value}")
+    assert value == "*[\"Decimal('0.045')\", \"Decimal('1337.655')\", 'True', \"'InvalidOperation'\"]"
+
+
+def test_a_report_of_several_checks_is_compared_check_by_check() -> None:
+    from patchbench.canary._controls import same_value, stable_value
+    from patchbench.canary._decoys import reported_value
+
+    def report(*parts: str) -> str | None:
+        return reported_value(f"AssertionError: pb-value:*{list(parts)!r}")
+
+    # a float is not exact, a digest is, a '?' prefix (did not evaluate equal) is not
+    digest = "sha256:" + "a" * 64
+    assert report("1", "0.5", "?Decimal('1')", digest) == "*" + repr(["1", "?", "?", digest])
+    assert report("0.5") is None  # nothing exact: no value
+    assert reported_value("AssertionError: pb-value:*['1', ") is None  # cut short
+    gold = "*['1', '?', \"{'a', 'b'}\"]"
+    assert same_value("*['1', '7', \"{'b', 'a'}\"]", gold)  # '?': gold's unknown check matches anything
+    assert not same_value("*['2', '7', \"{'b', 'a'}\"]", gold)
+    assert not same_value("*['1', '7']", gold) and not same_value("1", gold) and not same_value(gold, "1")
+    assert not same_value("*['?', '7', \"{'a', 'b'}\"]", gold)  # gold knew it: unknown is no match
+    # two reports that differ in one later check (a clock) keep the others
+    assert stable_value(["*['1', '5']", "*['1', '6']"]) == "*['1', '?']"
+    assert stable_value(["*['1', '5']", "*['2', '6']"]) is None
+    assert stable_value(["*['1']", "*['1', '6']"]) is None and stable_value(["3", "4"]) is None
+    assert stable_value(["3", "3"]) == "3" and stable_value(["3", None]) is None

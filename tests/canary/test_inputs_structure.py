@@ -14,6 +14,7 @@ from patchbench.canary import _decoys_native as dn
 from patchbench.canary._decoys import (
     ARITY,
     EXTEND,
+    FAR,
     HELPERS,
     KINDS,
     LOOPS,
@@ -24,6 +25,7 @@ from patchbench.canary._decoys import (
     SHRINK_TABLES,
     STRUCTURAL,
     TAIL,
+    TYPES,
     is_input_key,
     pick_inputs,
 )
@@ -76,13 +78,40 @@ def _text(language: str, test: str, which: int, shift: int = 13, *, variadic: bo
     raise AssertionError(test)
 
 
+def _text_rust(test: str) -> str:
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX["rust"]))
+    for entry in task.hidden_tests:
+        parsed = dn._parse(dn._RUST, entry.data().decode()) if entry.path.endswith(".rs") else None
+        found = (
+            next((f for k, f in dn._tests(dn._RUST, *parsed, entry.path) if k == test), None)
+            if parsed
+            else None
+        )
+        if found is not None:
+            out = input_text(found, dn._RUST, "new_name", TYPES, random.Random(1))
+            assert out is not None
+            return out
+    raise AssertionError(test)
+
+
 def _variants(planted: dict[str, str]) -> set[int]:
     return {int(k.rsplit("#in", 1)[1]) for k in planted}
 
 
-def test_rust_gets_no_structural_variant() -> None:
-    # a repeated call or a copied element may use a value already moved: it would not compile
-    assert _planted("rust") == {}
+def test_rust_gets_only_its_integer_types_widened() -> None:
+    """Round thirteen (rt9-rust-integer-items-only): a repair stepping over the short page only when
+    ``type_name::<T>()`` names an integer type the listed tests use passed every variant. A repeated call or
+    a copied element may use a value already moved (it would not compile): Rust's one structural variant
+    widens the test's integer types, and leaves a test calling a helper of its file that names one."""
+    planted = _planted("rust")
+    assert _variants(planted) == {TYPES}
+    tests = {k.rsplit("#in", 1)[0].rsplit("::", 1)[-1] for k in planted}
+    assert "jumping_back_lands_on_the_same_pages_as_walking_back" in tests
+    # milestones_are_listed_newest_first calls feed() (-> Feed<u32>) inside its checks' macro tokens
+    assert "milestones_are_listed_newest_first" not in tests
+    text = _text_rust("iterator::jumping_back_lands_on_the_same_pages_as_walking_back")
+    assert "[(10u128, 4usize), (12, 4)" in text and "let v: Vec<u128> = (0..entries).collect();" in text
+    assert "Vec<&[u128]>" in text and "u32" not in text
 
 
 def test_extend_appends_moved_copies_of_a_lists_elements() -> None:
@@ -125,7 +154,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -245,6 +274,32 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
     finally:
         INPUT_SHIFT.reset(token)
     assert out is not None and "for (let i = 15; i <= (n) + 13; i++) c.add(i);" in out
+
+
+def test_far_makes_a_size_sweep_take_two_steps_from_past_a_thousand() -> None:
+    """Round thirteen (rt11-go-copy-fields-up-to-512): bounds caps a loop at 500 steps, so extend() copying
+    a parent's fields only up to 512 met no larger logger. The test's own sweep (`depth <= 8`, holding the
+    checks) makes two steps from 1,000 + 8 x shift on; the helper's loop, which counts as often either way,
+    is left."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", FAR, shift=59)
+    assert "for depth := 1472; depth <= 1473; depth++ {" in text
+    assert "for i := 0; i < depth; i++" not in text  # the helper is not copied
+    assert "chain(root, depth)" in text
+    js = (
+        "test('t', () => {\n  for (let n = 1; n < 4; n++) {\n    assert.equal(size(make(n)), n);\n  }\n"
+        "  for (let i = 0; i < xs.length; i++) use(xs[i]);\n});\n"
+    )
+    parsed = dn._parse(dn._JS, js)
+    assert parsed is not None
+    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    token = INPUT_SHIFT.set(11)
+    try:
+        out = input_text(found, dn._JS, "'u'", FAR, random.Random(1))
+    finally:
+        INPUT_SHIFT.reset(token)
+    # a literal bound only (a loop over a list's length would index past it)
+    assert out is not None and "for (let n = 1088; n < 1090; n++) {" in out
+    assert "for (let i = 0; i < xs.length; i++)" in out
 
 
 def test_kinds_pass_an_any_calls_values_as_slices_in_the_test_and_its_helpers() -> None:

@@ -10,6 +10,7 @@ import pytest
 from patchbench.canary import _decoys, _structure_py
 from patchbench.canary._decoys import (
     EXTEND,
+    FAR,
     HELPERS,
     INTERLEAVE,
     LOOPS,
@@ -195,6 +196,24 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
     text = ast.unparse(out)
     assert "return [Rec(i, f'k{i}') for i in range(13, n + 13)]" in text  # the helper's copy
     assert "for _ in range(2):" in text and "for i, r in enumerate(rs, 13):" in text
+
+
+def test_far_sweeps_a_literal_range_from_past_a_thousand() -> None:
+    """Round thirteen: the Python side of the far variant (a `range` of literal bounds makes two steps from
+    1,000 + 8 x shift on; a range over a length is left)."""
+    fn = ast.parse(
+        "def test_x():\n    for n in range(1, 9):\n        grow(n)\n"
+        "    for i in range(len(xs)):\n        use(i)\n    assert total() == 3\n"
+    ).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    token = INPUT_SHIFT.set(13)
+    try:
+        out = _decoys._input_control(fn, "test_y", FAR, {}, {})
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert out is not None
+    text = ast.unparse(out)
+    assert "for n in range(1104, 1106):" in text and "for i in range(len(xs)):" in text
 
 
 def test_reverse_tail_and_volume_change_order_start_and_size() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..results import TestResult
 from ..task import Task
-from ._decoys import INPUT_KEY, RETYPE, STRUCTURAL, is_input_key, reported_value
+from ._decoys import INPUT_KEY, MULTI_MARK, RETYPE, STRUCTURAL, checked_values, is_input_key, reported_value
 from ._inputs_native import native_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
@@ -50,9 +50,8 @@ def learn_controls(
     for key, results in gold.items():
         if is_input_key(key):
             read = native_value if native else reported_value
-            values = {read(r.message) for r in results}
+            value = stable_value([read(r.message) for r in results]) if len(results) == 2 else None
             theirs = {read(r.message) for r in (buggy or {}).get(key, ())}
-            value = next(iter(values)) if len(values) == 1 and len(results) == 2 else None
             informative = not any(same_value(t, value) for t in theirs) if value is not None else False
             # a structural variant may keep the listed expectation (more of the same records merge to
             # the same blocks): what it tests is the structure, not the value; a retyped one (a float
@@ -66,7 +65,7 @@ def learn_controls(
                 value is not None
                 and informative
                 and not slow
-                and (native or structural or value not in _written(task, key))
+                and (native or structural or not _all_written(value, _written(task, key)))
             ):
                 found[key] = {"informative": True, "expect": value}
             continue
@@ -89,6 +88,29 @@ def learn_controls(
             "differs": _multiset(rows) != _multiset(original_rows(task, key) or []),
         }
     return found
+
+
+def stable_value(values: Sequence[str | None]) -> str | None:
+    """What the reports of one probe agree on: their value when they are one; for reports of several
+    checks of equal number, each check's value where they agree and ``'?'`` where they do not (a later
+    check reading a clock or a hash seed costs its place, not the control); None when nothing agrees."""
+    if not values or any(v is None for v in values):
+        return None
+    if len(set(values)) == 1:
+        return values[0]
+    split = [checked_values(v) for v in values if v is not None]
+    if any(s is None for s in split) or len({len(s or ()) for s in split}) != 1:
+        return None
+    merged = [p[0] if len(set(p)) == 1 else "?" for p in zip(*(s or () for s in split), strict=True)]
+    return MULTI_MARK + repr(merged) if any(p != "?" for p in merged) else None
+
+
+def _all_written(value: str, written: set[str]) -> bool:
+    """Whether every value a probe reported is one the test writes out (see :func:`_written`)."""
+    checks = checked_values(value)
+    if checks is None:
+        return value in written
+    return all(c in written for c in checks if c != "?")
 
 
 def _written(task: Task, key: str) -> set[str]:
@@ -157,6 +179,15 @@ def same_value(got: str | None, expect: str) -> bool:
         return False
     if got == expect:
         return True
+    wanted, checks = checked_values(expect), checked_values(got)
+    if wanted is not None or checks is not None:
+        # several checks: each as one, where gold's was known
+        return (
+            wanted is not None
+            and checks is not None
+            and len(wanted) == len(checks)
+            and all(w == "?" or (c != "?" and same_value(c, w)) for w, c in zip(wanted, checks, strict=True))
+        )
     try:
         return bool(ast.literal_eval(got) == ast.literal_eval(expect))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -527,13 +527,33 @@ WIDE = ZERO_REST + 1
 #: Every function a call is given by name passed as a plain lambda calling it (Python, structural; round
 #: twelve: a repair right only for coroutine functions; see :func:`._structure_py.wrap_callables`).
 WRAP = WIDE + 1
+#: Every counting loop of the test itself (not its helpers') with literal bounds, a sweep over sizes,
+#: making its first two steps from past a thousand on (round thirteen, rt11-go-copy-fields-up-to-512:
+#: bounds caps a loop at 500 steps, so code right only for loggers of up to 512 fields met no larger
+#: one; see :func:`._respell.far_start`). Structural, and probed at level 3 (what a loop's count sizes
+#: may run long).
+FAR = WRAP + 1
+#: The integer types a Rust test writes widened to 128 bits (round thirteen, rt9-rust-integer-items-only:
+#: a repair keyed on the items' type name; see :func:`._inputs_structure._rust_wider`). Structural, at
+#: level 3 (a copy may not build).
+TYPES = FAR + 1
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
-LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE)  # a wide integer may size a loop or buffer a variable holds
+LEVEL_THREE: tuple[int, ...] = (
+    VOLUME,
+    WIDE,
+    FAR,
+    TYPES,
+)  # a wide integer may size a loop or buffer a variable holds
+#: The variants whose controls record their test's first check only (the others record the later checks
+#: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
+#: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
+#: that validates rates).
+FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP,
+    REVERSE, KINDS, WRAP, FAR, TYPES,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -881,6 +901,8 @@ def _moved(
         reshape = _RESHAPES.get(which)
         if reshape is not None:  # the statements changed in place
             return (setup, checked) if reshape([*setup, checked]) else None
+        if which == FAR:  # the test's own loops only: a helper's counts as often either way
+            return (setup, checked) if _structure_py.count_from_shift([*setup, checked], far=True) else None
         if which == LOOPS:
             roots = [*setup, checked]
             own = _structure_py.count_from_shift(roots)
@@ -992,11 +1014,78 @@ def _input_control(
             f"{_UNSTABLE_TAIL!r}, _pb_repr) else '') + {DIGEST_MARK!r}"
             " + __import__('hashlib').sha256(_pb_repr.encode('utf-8', 'backslashreplace')).hexdigest()))"
         ).body
+        later = _later_checks(fn.body[i + 1 :]) if which not in FIRST_CHECK_ONLY else []
+        if later:
+            # the checks after the first record what they check too (round thirteen: a fee the moves
+            # scaled was read by the test's second check only), each reported on its own
+            tail = [
+                *ast.parse("_pb_values = [_pb_value]").body,
+                ast.Try(
+                    body=later,
+                    handlers=[
+                        ast.ExceptHandler(
+                            type=ast.Name("BaseException", ast.Load()),
+                            name="_pb_error",
+                            body=ast.parse(f"_pb_values.append(({RAISED!r}, type(_pb_error).__name__))").body,
+                        )
+                    ],
+                    orelse=[],
+                    finalbody=ast.parse(_CHECKS_TAIL).body,
+                ),
+            ]
         out = copy.deepcopy(fn)
         out.name = name
         out.body = [*setup, *record, *tail]
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
+
+
+def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """The statements after a control's first check (copies) up to its last check, each check recording
+    what it checks in ``_pb_values``: an equality check its computed side, a raising check the name of
+    what it raised (None), a plain ``assert`` whether it held; empty when no check follows. A ``return``
+    or ``raise`` ends them, and so does the :data:`MAX_CHECKS`-th check."""
+    out: list[ast.stmt] = []
+    last = checks = 0
+    for stmt in body:
+        if checks >= MAX_CHECKS - 1 or isinstance(stmt, (ast.Return, ast.Raise)):
+            break
+        computed = _checked(stmt)
+        if computed is None and isinstance(stmt, ast.Assert):
+            computed = ast.Call(ast.Name("bool", ast.Load()), [stmt.test], [])
+        raising = _raising(stmt) if computed is None else None
+        if computed is not None:
+            out += _record(copy.deepcopy(computed))
+        elif raising is not None:
+            out.append(
+                ast.Try(
+                    body=copy.deepcopy(_raising_body(raising)),
+                    handlers=[
+                        ast.ExceptHandler(
+                            type=ast.Name("BaseException", ast.Load()),
+                            name="_pb_error",
+                            body=ast.parse("_pb_values.append(type(_pb_error).__name__)").body,
+                        )
+                    ],
+                    orelse=ast.parse("_pb_values.append(None)").body,
+                    finalbody=[],
+                )
+            )
+        else:
+            out.append(copy.deepcopy(stmt))
+            continue
+        checks += 1
+        last = len(out)
+    return out[:last]
+
+
+def _record(computed: ast.AST) -> list[ast.stmt]:
+    call = ast.Call(
+        ast.Attribute(ast.Name("_pb_values", ast.Load()), "append", ast.Load()),
+        [cast(ast.expr, computed)],
+        [],
+    )
+    return [ast.Expr(call)]
 
 
 def _nested_control(
@@ -1069,6 +1158,32 @@ _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 #: What a long repr may hold that two correct runs need not agree on: a float's long tail or exponent.
 _UNSTABLE_TAIL = r"\d\.\d{5,}|\d[eE][+-]?\d|\binf\b|\bnan\b"
 
+#: An input control records up to this many of its test's checks (round thirteen): the first, on which
+#: the variants are built, and the checks after it, which read what the moves made (the test's own
+#: statements between them run unmoved).
+MAX_CHECKS = 16
+#: A recorded check's repr longer than this (escaped) travels as its digest: every check of a control fits
+#: one failure message (:data:`MAX_CHECKS` of them, under the parsers' 2,000 characters).
+PART_LONG = 100
+#: What marks a report of several checks: ``pb-value:*['<repr>', '?<repr>', 'sha256:<hex>', ...]``.
+MULTI_MARK = "*"
+#: What a later statement that raised records (its exception's name), ending the control's record.
+RAISED = "pb-raised"
+_CHECKS_TAIL = (
+    "_pb_parts = []\n"
+    "for _pb_v in _pb_values:\n"
+    "    _pb_r = repr(_pb_v)\n"
+    "    try:\n"
+    "        _pb_same = bool(_pb_v == eval(_pb_r, globals()))\n"
+    "    except Exception:\n"
+    "        _pb_same = False\n"
+    f"    if len(repr(_pb_r)) > {PART_LONG}:\n"
+    f"        _pb_r = ('?' if __import__('re').search({_UNSTABLE_TAIL!r}, _pb_r) else '') + {DIGEST_MARK!r}"
+    " + __import__('hashlib').sha256(_pb_r.encode('utf-8', 'backslashreplace')).hexdigest()\n"
+    "    _pb_parts.append(('' if _pb_same else '?') + _pb_r)\n"
+    f"raise AssertionError({VALUE_MARK!r} + {MULTI_MARK!r} + repr(_pb_parts))\n"
+)
+
 
 def reported_value(message: str | None) -> str | None:
     """The value a probe reported (the repr after :data:`VALUE_MARK`, up to the end of its line), when it
@@ -1084,6 +1199,41 @@ def reported_value(message: str | None) -> str | None:
         with contextlib.suppress(ValueError):
             message = str(json.loads(quoted.group(1)))
     text = message.split(VALUE_MARK, 1)[1].split("\n", 1)[0].strip()
+    if text.startswith(MULTI_MARK):
+        return _reported_checks(text[len(MULTI_MARK) :])
+    return _one_value(text)
+
+
+def _reported_checks(text: str) -> str | None:
+    """A report of several checks (see :data:`MULTI_MARK`), each read as :func:`_one_value` reads one, as
+    ``*[<repr or '?'>, ...]`` (``'?'``: not written out exactly); None when none is exact."""
+    if len(text) > 4 * LONG_VALUE:
+        return None
+    try:
+        parts = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if not isinstance(parts, list) or not parts or len(parts) > MAX_CHECKS:
+        return None
+    if not all(type(p) is str for p in parts):
+        return None
+    values = [_one_value(p) or "?" for p in parts]
+    return MULTI_MARK + repr(values) if any(v != "?" for v in values) else None
+
+
+def checked_values(text: str) -> list[str] | None:
+    """The checks' values of a report of several (``'?'``: unknown), None for a report of one."""
+    if not text.startswith(MULTI_MARK):
+        return None
+    with contextlib.suppress(ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        values = ast.literal_eval(text[len(MULTI_MARK) :])
+        if isinstance(values, list) and all(type(v) is str for v in values):
+            return values
+    return None
+
+
+def _one_value(text: str) -> str | None:
+    """One reported repr, when it is written out exactly (see :func:`reported_value`)."""
     if _DIGEST.match(text):
         return text
     if not text or text.endswith("…") or text.startswith("?") or len(text) > LONG_VALUE:

@@ -33,12 +33,19 @@ every moved variant as it answers the listed test. These variants change the str
 - **arity** (:data:`ARITY`; Go, round eleven): every call of a function or method the task's code declares
   variadic (``With(kv ...any)``; :func:`._decoys_native.variadic_functions`) passes its variadic
   arguments twice more, moved: code right only for as many as the listed calls pass (at most two fields)
-  meets more.
+  meets more;
+- **far** (:data:`FAR`; round thirteen): the test's own counting loops with a literal bound (a sweep
+  over sizes) make their first two steps from past a thousand on (:func:`._respell.far_start`): bounds
+  caps a loop at 500 steps, so code right only for sizes up to 512 met no larger one (level 3);
+- **types** (:data:`TYPES`; Rust, round thirteen): the integer types a test writes widened to 128 bits
+  (``Vec<u32>`` -> ``Vec<u128>``): code right only for the types the listed tests use (a repair keyed on
+  ``type_name::<T>()``) meets another. The only structural variant Rust gets (level 3: a test calling a
+  helper of its file that names such a type is left, but a copy may still not build).
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
-kept. Rust gets none: a repeated call or a copied element may use a value already moved, which does not
-compile, and a copy that does not build costs the calibration every variant of the file. Go's shrink and
+kept. Rust gets only types: a repeated call or a copied element may use a value already moved, which does
+not compile, and a copy that does not build costs the calibration every variant of the file. Go's shrink and
 arity may not compile either (a variable's only use cut; a method of the same name that is not variadic):
 they are probed first, at :data:`._probing.PROBE_INPUTS` level 3, and a calibration whose gold run does
 not build with them tries again without them (level 2).
@@ -55,6 +62,7 @@ from ._decoys import (
     ARITY,
     DOUBLE,
     EXTEND,
+    FAR,
     HELPERS,
     KINDS,
     LOOPS,
@@ -64,6 +72,7 @@ from ._decoys import (
     SHRINK_TABLES,
     TABLES,
     TAIL,
+    TYPES,
 )
 from ._decoys_native import (
     _ANY,
@@ -77,6 +86,7 @@ from ._decoys_native import (
     _walk,
 )
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
+from ._respell import far_start
 from ._structure_py import copies, moved_string
 
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
@@ -345,15 +355,46 @@ _DECLARATIONS = frozenset({"short_var_declaration", "lexical_declaration", "vari
                            "local_variable_declaration"})  # fmt: skip
 
 
-def _loop_edits(src: bytes, root: Node, *, skip: _Spans | None = None, upto: int | None = None) -> _Edits:
-    """Edits making every counting loop under ``root`` count from the secret shift on (see :data:`LOOPS`)."""
-    shift = INPUT_SHIFT.get()
+#: How many steps a :data:`FAR` variant's sweep takes (from far on).
+FAR_STEPS = 2
+
+
+def _loop_edits(
+    src: bytes, root: Node, *, skip: _Spans | None = None, upto: int | None = None, far: bool = False
+) -> _Edits:
+    """Edits making every counting loop under ``root`` count from the secret shift on (see :data:`LOOPS`);
+    ``far``: from :func:`._respell.far_start` on (see :data:`FAR`)."""
+    shift = far_start() if far else INPUT_SHIFT.get()
     edits: _Edits = []
     for n in _walk(root):
         loop = _counting_loop(n, src)
-        if loop is None or (upto is not None and n.end_byte > upto) or not _outside(skip or [], n):
+        if loop is None or (upto is not None and n.end_byte > upto):
             continue
         start, bound = loop
+        # far: a loop holding the test's checks too (what it sizes is what they check), its start and
+        # bound clear of them
+        if not all(_outside(skip or [], m) for m in ((start, bound) if far else (n,))):
+            continue
+        if far:
+            # a sweep over sizes (a literal bound): its first two steps only, from far on (a chain as
+            # long as the step, per step: nine steps of 1,400 cost a quarter second)
+            cond = bound.parent
+            op = cond.child_by_field_name("operator") if cond is not None else None
+            if (
+                bound.type not in _INT_LITERALS
+                or op is None
+                or not re.fullmatch(r"[0-9]{1,6}", _t(src, bound))
+            ):
+                continue
+            steps = min(FAR_STEPS, int(_t(src, bound)) - int(_t(src, start)) + (_t(src, op) == "<="))
+            if steps <= 0:
+                continue
+            last = shift + steps - (_t(src, op) == "<=")
+            edits += [
+                (start.start_byte, start.end_byte, str(shift)),
+                (bound.start_byte, bound.end_byte, str(last)),
+            ]
+            continue
         edits.append((start.start_byte, start.end_byte, str(int(_t(src, start)) + shift)))
         edits.append((bound.start_byte, bound.end_byte, f"({_t(src, bound)}) + {shift}"))
     return edits
@@ -467,11 +508,45 @@ def _kinds_changed(src: bytes, node: Node, lang: _Lang, table: Mapping[str, int]
     return _applied(src, node, _kind_edits(src, node, table, [], None))
 
 
+#: The integer types a :data:`TYPES` variant widens (bytes, indices and lengths are left: ``u8``,
+#: ``usize``), and what to.
+_WIDER = {"u16": "u128", "u32": "u128", "u64": "u128", "i16": "i128", "i32": "i128", "i64": "i128"}
+_SUFFIXED = re.compile(r"^([0-9][0-9_]*|0x[0-9a-fA-F_]+)(u16|u32|u64|i16|i32|i64)$")
+
+
+def _rust_wider(found: _Found, checks: _Spans, report_at: int) -> _Edits:
+    """Edits widening the integer types a Rust test writes (``Vec<u32>`` -> ``Vec<u128>``, ``10u32`` ->
+    ``10u128``; see :data:`TYPES`); none when the test calls a function of its file that names one of
+    them, anywhere (its copy would not build with the test's values)."""
+    src = found.src
+    named = {
+        _t(src, name): _t(src, n)
+        for n in _walk(_root(found.fn))
+        if n.type == "function_item" and n.id != found.fn.id and (name := n.child_by_field_name("name"))
+    }
+    risky = {k for k, text in named.items() if any(re.search(rf"\b{t}\b", text) for t in _WIDER)}
+    if any(n.type == "identifier" and _t(src, n) in risky for n in _walk(found.body)):
+        return []  # a check's macro arguments too: they are tokens, not calls
+    edits: _Edits = []
+    for n in _walk(found.body):
+        if n.end_byte > report_at or not _outside(checks, n):
+            continue
+        text = _t(src, n)
+        if n.type == "primitive_type" and text in _WIDER:
+            edits.append((n.start_byte, n.end_byte, _WIDER[text]))
+        elif n.type == "integer_literal" and (m := _SUFFIXED.match(text)) is not None:
+            edits.append((n.start_byte, n.end_byte, m.group(1) + _WIDER[m.group(2)]))
+    return edits
+
+
 def structural(
     found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str], rng: random.Random
 ) -> dict[int, tuple[_Edits, list[str]]]:
     """The structural variants of a test's copy: ``{j: (edits inside the test, items to add beside it)}``;
     a variant with nothing to change is absent."""
+    if lang.grammar == "rust" and PROBE_INPUTS.get() >= 3:  # may not build: level 3
+        wider = _rust_wider(found, checks, report_at)
+        return {TYPES: (wider, [])} if wider else {}
     if lang.grammar not in _GRAMMARS:
         return {}
     out: dict[int, tuple[_Edits, list[str]]] = {}
@@ -522,4 +597,8 @@ def structural(
     renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in own)]
     if own or items:
         out[LOOPS] = ([*own, *renames], items)
+    if PROBE_INPUTS.get() >= 3:  # the test's own loops from past a thousand: sizes it may run long with
+        far = _loop_edits(found.src, found.body, skip=checks, upto=report_at, far=True)
+        if far:
+            out[FAR] = (far, [])
     return out

@@ -249,6 +249,17 @@ def decimal_number_scaled(text: str) -> str | None:
     return None if big == text else big
 
 
+#: Where a :data:`FAR` variant's loops start: past 1,000 by eight times the shift (1,088 to 1,472), so a
+#: repair right only for sizes up to 512 or 1,024 meets a larger one, while a loop nested in the test (a
+#: chain as long as its count, per step) stays well inside a control's cost guard.
+FAR_BASE = 1000
+
+
+def far_start() -> int:
+    """Where a :data:`FAR` variant's counting loops start (see :data:`FAR_BASE`)."""
+    return FAR_BASE + 8 * INPUT_SHIFT.get()
+
+
 #: What a :data:`WIDE` variant multiplies every integer by (each written twice over, six digits apart:
 #: 5 -> 5000005), when all of a test's integers are below :data:`WIDE_BELOW` (so they stay below 2^31).
 WIDE_FACTOR = 1_000_001

@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from . import _respell
 from ._probing import INPUT_SHIFT
 
 
@@ -297,11 +298,13 @@ def module_helpers(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     }
 
 
-def count_from_shift(roots: list[ast.AST]) -> bool:
+def count_from_shift(roots: list[ast.AST], *, far: bool = False) -> bool:
     """Make every loop over ``range(..)`` (one or two arguments) or ``enumerate(..)`` (no start) under
     ``roots`` count as often from the secret shift on, in place (see the module's doc); whether any
-    changed. A loop whose variable is ``_`` is left: its values are not read."""
-    shift = INPUT_SHIFT.get()
+    changed. A loop whose variable is ``_`` is left: its values are not read. ``far``: a ``range`` of
+    literal bounds (a sweep over sizes) makes its first two steps from :func:`._respell.far_start` on
+    instead (see :data:`._decoys.FAR`)."""
+    shift = _respell.far_start() if far else INPUT_SHIFT.get()
     changed = False
     for root in roots:
         for n in ast.walk(root):
@@ -317,6 +320,15 @@ def count_from_shift(roots: list[ast.AST]) -> bool:
             ):
                 continue
             name = callee(it)
+            if far:
+                # a sweep over sizes (literal bounds): its first two steps only, from far on
+                sizes = [a.value for a in it.args if isinstance(a, ast.Constant) and type(a.value) is int]
+                if name == "range" and isinstance(it.func, ast.Name) and len(sizes) == len(it.args) in (1, 2):
+                    first, stop = [0, *sizes][-2:]
+                    if stop > first:
+                        it.args = [ast.Constant(shift), ast.Constant(shift + min(2, stop - first))]
+                        changed = True
+                continue
             if name == "range" and isinstance(it.func, ast.Name) and len(it.args) in (1, 2):
                 low, high = (ast.Constant(0), it.args[0]) if len(it.args) == 1 else it.args
                 it.args = [_plus(low, shift), _plus(high, shift)]
