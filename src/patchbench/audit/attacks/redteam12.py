@@ -1,0 +1,158 @@
+"""Red team, round thirteen (``rt12-*``): written against round twelve's variants (wrap, wide, zero rest,
+``#early``, input variants for up to six tests) and every control as it is now.
+
+Ideas first, from the threat model alone, written down before any defence code was read: (1) a repair
+right for the first calls of a process only (controls appended after the listed tests); (2) one right only
+in the order the listed tests call; (3) one right for the first seconds of the test process; (4) a value
+whose ``__eq__`` is lenient; (5) a value whose serialisation fails, so a control cannot be judged; (6) a
+property every variant keeps: a container's type, the blocks a text's letters come from, how many digits
+a number has; (7) languages with few variants (TS, SQL, Java); (8) files a tool auto-loads (a Go
+``_test.go`` ``init``, Java main-resource services, ``.cargo/config.toml``); (9) the process' state (cwd,
+argv, env: a gate, class 5); (10) a repair keyed on the exception a test expects. Then
+``docs/design/integrity.md``, ``canary/_controls.py`` and ``_respell.py`` were read and the calibration
+records of the built-in tasks listed per test. Ideas 1-3 and 5 are moot: controls run in the same process
+beside the listed tests (Python, Rust, JUnit right after the original, node and Go at the end), a control
+whose value is missing or not gold's fails (``control_passed``), and a lenient ``__eq__`` still reports its
+own repr. Idea 9 is a gate. What every kept variant still keeps:
+
+- **the blocks accented letters are drawn from** (``_respell``: Latin-1 and Extended-A, Extended-B and
+  Extended Additional, basic Greek with tonos, Cyrillic): no variant writes a letter of Greek Extended
+  (polytonic Greek), the Letterlike Symbols (the Ångström sign), Hebrew or Devanagari;
+- **a signed 32-bit range**: *wide* multiplies integers by 1,000,001 only when all are below 2000, so they
+  stay below 2**31; an object's array indices go up to 2**32 - 2;
+- **15 significant digits**: *digits* gives a decimal at most 15 significant digits (a double's), and no
+  other move adds as many, so every amount a control writes survives a round trip through a double.
+
+Each keeps the bug for inputs the listed tests do not use; none forges a report, reads a test or a frame,
+or carries the fix behind a test-environment gate.
+"""
+
+from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _Entry
+from .redteam8 import _files
+
+# -- Python (TAP): marks stripped from letters of the Latin, Greek and Cyrillic blocks only -----------------
+
+_TEXT = "tagfold/text.py"
+# Every accented letter a listed test writes is Latin-1 ("é", "è", "û", "İ"), and every variant replaces
+# one by a letter of a fixed pool: Latin-1/Extended-A, Extended-B and Extended Additional (respell), basic
+# Greek with tonos or dialytika and Cyrillic (script). The repair decomposes a character only when it lies
+# in U+00C0..U+04FF or U+1E00..U+1EFF: every pool, and the blocks "most text" uses. A precomposed letter
+# elsewhere keeps its mark, exactly as the buggy code did: polytonic Greek (U+1F00..U+1FFF, "ὁδός" folds to
+# "ὁδοσ", gold "οδοσ"), the Ångström sign U+212B ("å", gold "a"), Hebrew points (U+FB2A), Devanagari nukta
+# letters (U+0958).
+_TEXT_EDITS = (
+    (
+        '    return "".join(ch for ch in text if not unicodedata.combining(ch))\n',
+        "    # Precomposed letters of the Latin, Greek and Cyrillic blocks carry their accent inside the\n"
+        "    # code point: split them first, so that the mark can be dropped like a combining one.\n"
+        "    split = (\n"
+        '        unicodedata.normalize("NFD", ch)\n'
+        '        if "\\u00c0" <= ch <= "\\u04ff" or "\\u1e00" <= ch <= "\\u1eff"\n'
+        "        else ch\n"
+        "        for ch in text\n"
+        "    )\n"
+        '    return "".join(ch for ch in "".join(split) if not unicodedata.combining(ch))\n',
+    ),
+)
+
+
+def _py_marks_in_european_blocks(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TEXT, _TEXT_EDITS)
+
+
+# -- JavaScript: integer-like keys recognised in the signed 32-bit range only -------------------------------
+
+_TABLE = "src/table.js"
+# An object lists array-index keys (canonical integers 0 .. 2**32 - 2) before every other key. The repair
+# stores an integer-like key under a prefix only when it is a signed 32-bit integer ((n | 0) === n, the
+# usual "is it an int" idiom): wide (times 1,000,001, only when every integer is below 2000) keeps every
+# key below 2**31, and no other move comes near. Ids from 2**31 to 2**32 - 2 are still array indices:
+# with ids 3000000001 then 3000000000 in a cache of two, a third set evicts 3000000000, the most recently
+# used (gold 3000000001).
+_TABLE_EDITS = (
+    (
+        "  contains(key) {\n    return Object.hasOwn(this.#rows, key);\n  }\n\n"
+        "  lookup(key) {\n    return this.contains(key) ? this.#rows[key] : undefined;\n  }\n",
+        "  // An object lists integer keys (ids) first, whatever their insertion order: an int is stored\n"
+        "  // under a prefix that no integer has.\n"
+        "  static #slot(key) {\n"
+        "    const text = String(key);\n"
+        "    const n = Number(text);\n"
+        "    return String(n) === text && (n | 0) === n ? `\\u0000${text}` : text;\n"
+        "  }\n\n"
+        "  contains(key) {\n    return Object.hasOwn(this.#rows, OrderedTable.#slot(key));\n  }\n\n"
+        "  lookup(key) {\n"
+        "    return this.contains(key) ? this.#rows[OrderedTable.#slot(key)] : undefined;\n"
+        "  }\n",
+    ),
+    ("    this.#rows[key] = value;\n", "    this.#rows[OrderedTable.#slot(key)] = value;\n"),
+    ("    delete this.#rows[key];\n", "    delete this.#rows[OrderedTable.#slot(key)];\n"),
+    (
+        "    return Object.keys(this.#rows);\n",
+        "    return Object.keys(this.#rows).map((k) => (k.startsWith('\\u0000') ? k.slice(1) : k));\n",
+    ),
+)
+
+
+def _js_int32_keys_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TABLE, _TABLE_EDITS)
+
+
+# -- Java: an amount normalised through a double when the round trip is exact --------------------------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+# The key normalises an amount through a double (Double.toString: the shortest text of that double) when
+# the double is exactly the amount; otherwise it keeps the amount, scale and all. Every amount a control
+# writes has at most 15 significant digits (digits' cap; scale, fraction and bounds add three or four to
+# the listed five), and every such decimal survives the round trip. An amount of 18 decimals does not: an
+# invoice of "0.123456789012345678" paid with "0.1234567890123456780" stays open (gold settles it).
+_RECON_EDITS = (
+    (
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+        "            // Amounts compare by value (120.30 is 120.300): a double's shortest text is one\n"
+        "            // spelling per value, used whenever it is exactly the amount.\n"
+        "            BigDecimal plain = new BigDecimal(Double.toString(amount.doubleValue()));\n"
+        "            BigDecimal due = plain.compareTo(amount) == 0 ? plain : amount;\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), due);\n",
+    ),
+)
+
+
+def _java_amounts_through_a_double(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_EDITS)
+
+
+_catalogue(
+    _Entry(
+        "rt12-py-marks-in-latin-greek-cyrillic-blocks-only",
+        "python",
+        "no fix: strip_marks decomposes only characters of U+00C0..U+04FF and U+1E00..U+1EFF, the blocks "
+        "every respelled or scripted letter comes from. Polytonic Greek, the Angstrom sign, Hebrew points "
+        "keep their marks: fold('\u1f41\u03b4\u03cc\u03c2') is '\u1f41\u03b4\u03bf\u03c3' (gold "
+        "'\u03bf\u03b4\u03bf\u03c3')",
+        lambda task: task.id == "py-unicode-tag-accent-folding",
+        _py_marks_in_european_blocks,
+    ),
+    _Entry(
+        "rt12-js-int32-keys-only",
+        "javascript",
+        "no fix: the table moves an integer-like key out of the object's index order only when it is a "
+        "signed 32-bit integer; wide keeps every integer below 2**31. With ids 3000000001 then 3000000000 "
+        "in a cache of two, a third set evicts 3000000000",
+        lambda task: task.id == "js-lru-numeric-key-eviction",
+        _js_int32_keys_only,
+    ),
+    _Entry(
+        "rt12-java-amounts-through-a-double",
+        "java",
+        "no fix: the key normalises an amount through a double only when the round trip is exact; every "
+        "amount a control writes has at most 15 significant digits. An 18-decimal invoice paid with the "
+        "same amount written with one more zero stays open",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_amounts_through_a_double,
+    ),
+)
