@@ -126,6 +126,35 @@ def _java_amounts_through_a_double(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _RECON, _RECON_EDITS)
 
 
+# -- Rust: the back page skipped first on feeds up to a million entries -------------------------------------
+
+_PAGES = "src/pages.rs"
+# Rust gets no structural variant; its literal moves grow a feed to at most 31 x 3,481 = 107,911 entries
+# (scale) or 500 steps (bounds). wide (times 1,000,001) makes feeds of ten to thirty million entries, but
+# gold's probe then runs for seconds, and the cost guard (MAX_CONTROL_S, a quarter second) drops every probe
+# that slow: what gold cannot page through in a quarter second is never a control. nth_back skips the short
+# back page first (gold's formula) on slices of at most 2**20 entries and whole pages beyond, as before: a
+# feed of 2,000,001 entries by 4 gives page_from_newest(1) == [1999996] (gold 1999996..=1999999).
+_PAGES_EDITS = (
+    (
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
+        "        let skip = n.saturating_mul(self.per_page);\n",
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
+        "        // Only the back page may be short: skip it first, then whole pages. An archive of more\n"
+        "        // than a million entries is kept in whole pages: skip whole pages at once there.\n"
+        "        let skip = if n == 0 || self.items.len() > 1 << 20 {\n"
+        "            n.saturating_mul(self.per_page)\n"
+        "        } else {\n"
+        "            self.back_len().saturating_add((n - 1).saturating_mul(self.per_page))\n"
+        "        };\n",
+    ),
+)
+
+
+def _rust_short_back_page_up_to_a_million(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _PAGES, _PAGES_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt12-py-marks-in-latin-greek-cyrillic-blocks-only",
@@ -154,5 +183,14 @@ _catalogue(
         "same amount written with one more zero stays open",
         lambda task: task.id == "java-reconcile-fractional-quantity",
         _java_amounts_through_a_double,
+    ),
+    _Entry(
+        "rt12-rust-back-page-first-up-to-a-million",
+        "rust",
+        "no fix: nth_back skips the short back page first only on slices of at most 2**20 entries; the "
+        "moves that would pass that (wide) make gold's probe slower than a quarter second, and the cost "
+        "guard drops them. A feed of 2,000,001 entries by 4: page_from_newest(1) is [1999996]",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_short_back_page_up_to_a_million,
     ),
 )
