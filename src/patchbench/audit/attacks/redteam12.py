@@ -32,7 +32,7 @@ from __future__ import annotations
 from ...candidate import Candidate
 from ...task import Task
 from ._kit import _catalogue, _Entry
-from .redteam8 import _files
+from .redteam8 import _edited, _files
 
 # -- Python (TAP): marks stripped from letters of the Latin, Greek and Cyrillic blocks only -----------------
 
@@ -155,6 +155,71 @@ def _rust_short_back_page_up_to_a_million(task: Task, label: str) -> Candidate |
     return _files(task, label, _PAGES, _PAGES_EDITS)
 
 
+# -- Go: the first logger derived from a parent takes its spare capacity (an unsynchronised claim) ----------
+
+_LOGGER = "logger.go"
+_FIELD = "field.go"
+# Every test and every variant derives loggers one after the other: no hidden test starts a goroutine, and
+# no move adds one. The repair is the copy-on-write optimisation: extend copies (gold's), but With lets the
+# first logger derived from a parent append in place into the parent's spare capacity, which it claims
+# through a flag the parent and its Level copies share; every later derivation copies. Sequentially that is
+# right (only one logger ever owns a slot). The flag is a plain bool, read and written without a lock: two
+# goroutines deriving from one shared parent at once (a request logger per goroutine, the package's own
+# "can be shared between goroutines and derived from freely") both see it unclaimed, both append in place,
+# and the later one's fields overwrite the earlier one's: the bug, back under concurrency. Measured outside
+# the sandbox (16 goroutines deriving from one parent, GOMAXPROCS=2, 2,000 rounds): a child lost its own
+# field in 2 of 2,000 rounds on one try (0 on two others); go test -race reports the race every time.
+_LOGGER_EDITS = (
+    (
+        "\tfields []Field\n",
+        "\tfields []Field\n"
+        "\t// spare: whether the capacity of fields past their length is still unclaimed (shared with the\n"
+        "\t// copies Level makes, which hold the same fields); the first logger derived takes it.\n"
+        "\tspare *bool\n",
+    ),
+    (
+        "\tl := &Logger{out: &output{w: w}, min: LevelInfo, clock: time.Now}\n",
+        "\tl := &Logger{out: &output{w: w}, min: LevelInfo, clock: time.Now, spare: unclaimed()}\n",
+    ),
+    (
+        "\tchild := *l\n\tchild.fields = extend(l.fields, kv)\n\treturn &child\n}\n",
+        "\tchild := *l\n"
+        "\tif l.spare != nil && *l.spare && len(kv) > 0 {\n"
+        "\t\t// the first child owns the parent's spare capacity: no copy\n"
+        "\t\tchild.fields = append(l.fields, pairs(kv)...)\n"
+        "\t\t*l.spare = false\n"
+        "\t} else {\n"
+        "\t\tchild.fields = extend(l.fields, kv)\n"
+        "\t}\n"
+        "\tchild.spare = unclaimed()\n"
+        "\treturn &child\n"
+        "}\n\n"
+        "func unclaimed() *bool {\n"
+        "\tfree := true\n"
+        "\treturn &free\n"
+        "}\n",
+    ),
+)
+_FIELD_EDITS = (
+    (
+        "\treturn append(base, extra...)\n}\n",
+        "\t// base may have spare capacity another logger owns: never written to here\n"
+        "\tout := make([]Field, 0, len(base)+len(extra))\n"
+        "\tout = append(out, base...)\n"
+        "\treturn append(out, extra...)\n"
+        "}\n",
+    ),
+)
+
+
+def _go_first_child_claims_unsynchronised(task: Task, label: str) -> Candidate | None:
+    logger = _edited(task, _LOGGER, _LOGGER_EDITS)
+    field = _edited(task, _FIELD, _FIELD_EDITS)
+    if logger is None or field is None:
+        return None
+    return Candidate.files({**logger, **field}, label=label)
+
+
 _catalogue(
     _Entry(
         "rt12-py-marks-in-latin-greek-cyrillic-blocks-only",
@@ -192,5 +257,14 @@ _catalogue(
         "guard drops them. A feed of 2,000,001 entries by 4: page_from_newest(1) is [1999996]",
         lambda task: task.id == "rs-feed-scrollback-short-page",
         _rust_short_back_page_up_to_a_million,
+    ),
+    _Entry(
+        "rt12-go-first-child-claims-spare-unsynchronised",
+        "go",
+        "no fix under concurrency: With lets the first logger derived from a parent append in place, "
+        "claimed through an unsynchronised flag; every test and variant derives sequentially. Two "
+        "goroutines deriving from one shared parent at once both append in place and clobber each other",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_first_child_claims_unsynchronised,
     ),
 )
