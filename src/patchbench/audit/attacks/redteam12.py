@@ -220,6 +220,40 @@ def _go_first_child_claims_unsynchronised(task: Task, label: str) -> Candidate |
     return Candidate.files({**logger, **field}, label=label)
 
 
+# -- TypeScript: histories of up to 100 events replayed on the finished object ------------------------------
+
+_AGGREGATE = "src/aggregate.ts"
+# node:test gets no volume variant: extend writes two or three moved copies of each element (a history of
+# five events becomes twenty at most), tables the same for a module-level table, double writes it again,
+# repeat makes a call twice or three times, and no test builds a history in a loop for bounds to scale. A
+# history of up to 100 events is replayed after construction (gold's fix); a longer one still goes through
+# the base constructor, where the subclass's field initialisers run after the replay and reset it. An
+# account loaded from 101 deposits has a balance of 0 (gold: their sum); a checked-out cart with a long
+# history accepts new items.
+_AGGREGATE_EDITS = (
+    (
+        "    this: new (id: string, history: readonly EventOf<A>[]) => A,\n",
+        "    this: new (id: string, history?: readonly EventOf<A>[]) => A,\n",
+    ),
+    (
+        "    return new this(id, history);\n",
+        "    // A long history (an aggregate due a snapshot) is replayed in one pass by the constructor;\n"
+        "    // a short one on the finished object, after the subclass's field initialisers have run.\n"
+        "    if (history.length > 100) return new this(id, history);\n"
+        "    const aggregate = new this(id);\n"
+        "    for (const event of history) {\n"
+        "      aggregate.apply(event);\n"
+        "      aggregate.#version += 1;\n"
+        "    }\n"
+        "    return aggregate;\n",
+    ),
+)
+
+
+def _ts_short_histories_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _AGGREGATE, _AGGREGATE_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt12-py-marks-in-latin-greek-cyrillic-blocks-only",
@@ -266,5 +300,14 @@ _catalogue(
         "goroutines deriving from one shared parent at once both append in place and clobber each other",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_first_child_claims_unsynchronised,
+    ),
+    _Entry(
+        "rt12-ts-short-histories-replayed-after-construction",
+        "typescript",
+        "no fix: fromHistory replays a history of up to 100 events on the finished object, a longer one in "
+        "the base constructor as before; node has no volume variant (extend makes five events twenty). An "
+        "account loaded from 101 deposits has a balance of 0",
+        lambda task: task.id == "ts-aggregate-replay-field-reset",
+        _ts_short_histories_only,
     ),
 )
