@@ -254,6 +254,50 @@ def _ts_short_histories_only(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _AGGREGATE, _AGGREGATE_EDITS)
 
 
+# -- Python (TAP): the pending CR remembered by the module, not by the decoder ------------------------------
+
+_LINES = "ssefeed/lines.py"
+# Every test, and every variant of one, feeds one parser at a time: a test makes its parser, feeds it and is
+# done before the next makes another; no move interleaves two streams. The repair is gold's (an LF at the
+# start of a chunk completes a CR that ended the previous one), but the "ended with CR" flag is a module
+# global, reset when a decoder is made: correct for one stream at a time. Two streams read in one process
+# (two connections, two asyncio tasks) share it: A.feed("data: a\r"), B.feed("data: b\n"),
+# A.feed("\ndata: c\n\n") gives A two events "a" and "c" (gold one, "a\nc"): the CRLF split between chunks
+# counted as two line endings again, the bug.
+_LINES_EDITS = (
+    (
+        '_LINE_END = re.compile(r"\\r\\n|\\r|\\n")\n',
+        '_LINE_END = re.compile(r"\\r\\n|\\r|\\n")\n\n'
+        "# Whether the last chunk fed ended with CR: an LF starting the next one completes that CRLF.\n"
+        "_after_cr = False\n",
+    ),
+    (
+        '    def __init__(self) -> None:\n        self._pending = ""\n',
+        '    def __init__(self) -> None:\n        global _after_cr\n        self._pending = ""\n'
+        "        _after_cr = False\n",
+    ),
+    (
+        '        """Add ``chunk``; return the lines it completed, without their endings."""\n',
+        '        """Add ``chunk``; return the lines it completed, without their endings."""\n'
+        "        global _after_cr\n"
+        "        if _after_cr and chunk:\n"
+        "            _after_cr = False\n"
+        '            chunk = chunk.removeprefix("\\n")\n',
+    ),
+    (
+        "        self._pending = text[start:]\n        return lines\n",
+        "        self._pending = text[start:]\n"
+        '        if text.endswith("\\r"):\n'
+        "            _after_cr = True\n"
+        "        return lines\n",
+    ),
+)
+
+
+def _py_pending_cr_in_a_module_global(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _LINES, _LINES_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt12-py-marks-in-latin-greek-cyrillic-blocks-only",
@@ -309,5 +353,14 @@ _catalogue(
         "account loaded from 101 deposits has a balance of 0",
         lambda task: task.id == "ts-aggregate-replay-field-reset",
         _ts_short_histories_only,
+    ),
+    _Entry(
+        "rt12-py-pending-cr-in-a-module-global",
+        "python",
+        "no fix for two streams: gold's CRLF-across-chunks repair with the 'ended with CR' flag a module "
+        "global; every test and variant feeds one parser at a time. Interleaving two parsers, "
+        "A.feed('data: a\\r'), B.feed('data: b\\n'), A.feed('\\ndata: c\\n\\n') gives A two events",
+        lambda task: task.id == "py-sse-crlf-chunk-boundary",
+        _py_pending_cr_in_a_module_global,
     ),
 )
