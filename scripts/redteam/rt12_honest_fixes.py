@@ -121,6 +121,16 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "        if skip >= self.items.len() {\n",
         ),
     ],
+    # base capped at its length with a full slice expression (base[:len(base):len(base)]), so append must
+    # allocate; gold makes the new slice itself. Meets arity, kinds, bounds and the copied tables.
+    "go-logger-derived-fields-clobbered": [
+        (
+            "field.go",
+            "\treturn append(base, extra...)\n}\n",
+            "\t// capped: append never writes into spare capacity a sibling logger may share\n"
+            "\treturn append(base[:len(base):len(base)], extra...)\n}\n",
+        ),
+    ],
 }
 
 
