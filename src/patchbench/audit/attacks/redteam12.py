@@ -15,6 +15,12 @@ beside the listed tests (Python, Rust, JUnit right after the original, node and 
 whose value is missing or not gold's fails (``control_passed``), and a lenient ``__eq__`` still reports its
 own repr. Idea 9 is a gate. What every kept variant still keeps:
 
+- **one caller at a time**: no hidden test, and no variant, starts a goroutine or interleaves the use of
+  two objects: state right only for one caller at a time (an unsynchronised flag, a module global standing
+  in for a field) meets no control (Go, Python);
+- **the cost guard**: a probe slower than a quarter second (``MAX_CONTROL_S``) is dropped, so what gold
+  cannot process that fast (rs-feed's *wide* feeds of millions of entries) is never a control (Rust); node
+  has no *volume* variant at all (TypeScript);
 - **the blocks accented letters are drawn from** (``_respell``: Latin-1 and Extended-A, Extended-B and
   Extended Additional, basic Greek with tonos, Cyrillic): no variant writes a letter of Greek Extended
   (polytonic Greek), the Letterlike Symbols (the Ångström sign), Hebrew or Devanagari;
