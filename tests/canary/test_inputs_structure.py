@@ -18,6 +18,7 @@ from patchbench.canary._decoys import (
     HELPERS,
     KINDS,
     LOOPS,
+    MANY,
     MAX_INPUTS,
     REPEAT,
     REVERSE,
@@ -300,6 +301,23 @@ def test_far_makes_a_size_sweep_take_two_steps_from_past_a_thousand() -> None:
     # a literal bound only (a loop over a list's length would index past it)
     assert out is not None and "for (let n = 1088; n < 1090; n++) {" in out
     assert "for (let i = 0; i < xs.length; i++)" in out
+
+
+def test_many_makes_the_first_call_again_past_a_thousand_times() -> None:
+    """Round thirteen (rt12-ts-short-histories-replayed-after-construction): repeat made the first call
+    one to three times more, so a replay right only for histories of up to 100 events met no longer one."""
+    test = "an account loaded from the store keeps its balance, open holds and overdraft limit"
+    text = _text("typescript", test, MANY, shift=13)
+    assert (
+        "account.deposit(10_000);\n"
+        "  for (let pbAgain = 0; pbAgain < 1013; pbAgain++) { account.deposit(10_000); }"
+        in text
+    )
+    js = "test('t', async () => {\n  await q.put(1);\n  assert.equal(q.size, 1);\n});\n"
+    parsed = dn._parse(dn._JS, js)
+    assert parsed is not None
+    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    assert input_text(found, dn._JS, "'u'", MANY, random.Random(1)) is None  # an awaited call may block
 
 
 def test_kinds_pass_an_any_calls_values_as_slices_in_the_test_and_its_helpers() -> None:

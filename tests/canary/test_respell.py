@@ -321,10 +321,32 @@ def test_script_redraws_accented_letters_from_greek_and_cyrillic_in_turn() -> No
     out = scripted("Crème brûlée")
     assert out is not None and [c.isascii() for c in out] == [c.isascii() for c in "Crème brûlée"]
     drawn = [c for c in out if not c.isascii()]
-    assert drawn[0].lower() in "άέήίόύώϊϋ" and drawn[1].lower() in "ѐёѓїќѝўйӑӓӗӛӝӟӣӥӧӫӯӱӳӵӹ"
-    assert all(c.isupper() for c in drawn)  # small letters became capitals
-    assert all(len(unicodedata.normalize("NFD", c)) == 2 for c in drawn)  # a base letter and a mark
+    assert 0x1F00 <= ord(drawn[0]) <= 0x1FFF and 0x3040 <= ord(drawn[1]) <= 0x30FF  # see the next test
+    assert drawn[2].lower() in "άέήίόύώϊϋ"
+    assert scripted("éééé") is not None and (scripted("éééé") or "")[3].lower() in "ѐёѓїќѝўйӑӓӗӛӝӟӣӥӧӫӯӱӳӵӹ"
+    assert drawn[0].isupper() and drawn[2].isupper()  # small letters became capitals (kana has no case)
+    for c in drawn:  # a base letter and marks
+        base, *marks = unicodedata.normalize("NFD", c)
+        assert base.isalpha() and marks and all(unicodedata.combining(m) for m in marks)
     assert scripted("plain") is None
+
+
+def test_script_draws_from_greek_extended_and_kana_too() -> None:
+    """Round thirteen (rt12-py-marks-in-latin-greek-cyrillic-blocks-only): a repair stripping marks only in
+    U+00C0-U+04FF and U+1E00-U+1EFF (where every drawn letter was) passed; the first and second letters
+    now come from every other cased letter that decomposes so (Greek Extended) and from voiced kana."""
+    token = INPUT_SHIFT.set(11)
+    try:
+        out = scripted("éééé")
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert out is not None and len(out) == 4
+    first, second = ord(out[0]), ord(out[1])
+    assert 0x1F00 <= first <= 0x1FFF and 0x3040 <= second <= 0x30FF  # a one-letter string meets one too
+    for c in out[:2]:
+        base, *marks = unicodedata.normalize("NFD", c)
+        assert base.isalpha() and marks and all(unicodedata.combining(m) for m in marks)
+        assert unicodedata.normalize("NFKD", c) == unicodedata.normalize("NFD", c)  # NFKD folds it alike
 
 
 def test_decimals_are_scaled_by_the_shifts_cube_their_digits_kept() -> None:
@@ -379,4 +401,21 @@ def test_zero_rest_and_wide_reach_zero_amounts_and_long_integers() -> None:
     assert widened([5, 30]) == [5000005, 30000030] and widened([5, 2000]) is None and widened([]) is None
     found = _found("js-lru-numeric-key-eviction", dn._JS, "least recently used numeric key")
     js = input_text(found, dn._JS, "newName", WIDE, random.Random(1))
-    assert js is not None and "[30000030, 20000020, 10000010]" in js and "max: 3000003" in js
+    # JavaScript: past 2^31, below 2^32 - 1 (round thirteen, rt12-js-int32-keys-only)
+    assert js is not None and "[2177483678, 2167483668, 2157483658]" in js and "max: 2150483651" in js
+    assert widened([5], offset=2**31) == [2152483653]
+
+
+def test_precise_gives_a_decimal_string_more_digits_than_a_double_holds() -> None:
+    """Round thirteen (rt12-java-amounts-through-a-double): every amount a control wrote had at most 15
+    significant digits, so a key taken through a double when the round trip is exact met no other."""
+    from patchbench.canary._respell import precise
+
+    token = INPUT_SHIFT.set(11)
+    try:
+        assert precise("48.12") == "48.1211111111111111111"  # 21 significant digits
+        assert precise("-0.5") == "-0.511111111111111111111"
+        assert precise("12") is None and precise('{"a": 1.5}') is None  # JSON numbers are doubles anyway
+        assert float(precise("48.12") or "") != __import__("decimal").Decimal(precise("48.12") or "")
+    finally:
+        INPUT_SHIFT.reset(token)

@@ -537,14 +537,19 @@ FAR = WRAP + 1
 #: a repair keyed on the items' type name; see :func:`._inputs_structure._rust_wider`). Structural, at
 #: level 3 (a copy may not build).
 TYPES = FAR + 1
+#: Every decimal number written as a string given 21 significant digits, more than a double holds (round
+#: thirteen: amounts taken through a double when exact; see :func:`._respell.precise`).
+PRECISE = TYPES + 1
+#: The first call a test makes as a statement of its own made again, unmoved, past a thousand times in a
+#: loop (round thirteen, rt12-ts-short-histories-replayed-after-construction: repeat makes it once to
+#: three times more, so code right only for histories of up to 100 events met no longer one; see
+#: :func:`._respell.many_times`). Structural, at level 3 (it may run long); not Python, whose tests'
+#: first calls acquire, connect and wait more often than native ones.
+MANY = PRECISE + 1
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
-LEVEL_THREE: tuple[int, ...] = (
-    VOLUME,
-    WIDE,
-    FAR,
-    TYPES,
-)  # a wide integer may size a loop or buffer a variable holds
+#: A wide integer may size a loop or buffer a variable holds.
+LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY)  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
 #: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
@@ -553,11 +558,12 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
-           FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE, ZERO_REST, WIDE)  # fmt: skip
+           FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE, ZERO_REST, WIDE,
+           PRECISE)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -775,6 +781,9 @@ def _literal_moves(
     widened: list[_Move] = [(w, p, big) for (w, p, _), big in zip(ints_at, wide or [], strict=False)]
     decimals: list[_Move] = [(w, p, up) for w, p, v in found if (up := _decimals_scaled(v)) is not None]
     retyped: list[_Move] = [(w, p, _Retyped(v)) for w, p, v in found if type(v) is float]
+    precise: list[_Move] = [
+        (w, p, more) for w, p, v in found if type(v) is str and (more := _respell.precise(v))
+    ]
     script: list[_Move] = [
         (w, p, new)
         for w, p, v in found
@@ -803,6 +812,7 @@ def _literal_moves(
         (RETYPE, retyped),
         (ZERO_REST, zero_rest),
         (WIDE, widened),
+        (PRECISE, precise),
     ):
         if moves:
             out[j] = moves
@@ -912,6 +922,8 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
+        if which == MANY:
+            return None  # native only: a Python call made a thousand times more may block (a pool's acquire)
         if which == REPEAT:
             return (setup, checked) if _structure_py.repeat(setup) else None
         if which == TABLES:

@@ -40,6 +40,7 @@ from ._decoys import (
     LATE,
     NEGATE,
     NEGATE_REST,
+    PRECISE,
     RESPELL,
     SCALE_DECIMALS,
     SCALES,
@@ -429,13 +430,17 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
         is not None)[1:]  # fmt: skip
     ints_at = [(n.start_byte, n.end_byte, m) for n, kind in movable if kind == "number"
                and not _bound(n) and (m := _FAR.match(_t(src, n))) is not None]  # fmt: skip
-    wide = _respell.widened([int(m.group(1)) for _, _, m in ints_at]) or []
+    # JavaScript's numbers are exact up to 2^53: past 2^31 there (a BigInt literal is not matched)
+    offset = _respell.WIDE_OFFSET if lang.grammar in ("javascript", "typescript") else 0
+    wide = _respell.widened([int(m.group(1)) for _, _, m in ints_at], offset=offset) or []
     widened = [(s, e, f"{big}{m.group(2) or ''}") for (s, e, m), big in zip(ints_at, wide, strict=False)]
+    precise = [(n.start_byte, n.end_byte, new) for n, kind in movable if kind == "string"
+               and (new := _inside(_t(src, n), _respell.precise)) is not None]  # fmt: skip
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
                *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated), (ZERO, zeros),
                (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)), (SCRIPT, scripted),
                (SCALE_DECIMALS, decimals), (NEGATE_REST, negated_rest), (ZERO_REST, zeroed),
-               (WIDE, widened))  # fmt: skip
+               (WIDE, widened), (PRECISE, precise))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves

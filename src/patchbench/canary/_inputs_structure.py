@@ -37,6 +37,9 @@ every moved variant as it answers the listed test. These variants change the str
 - **far** (:data:`FAR`; round thirteen): the test's own counting loops with a literal bound (a sweep
   over sizes) make their first two steps from past a thousand on (:func:`._respell.far_start`): bounds
   caps a loop at 500 steps, so code right only for sizes up to 512 met no larger one (level 3);
+- **many** (:data:`MANY`; round thirteen): the first call the test makes as a statement of its own (not
+  awaited: it may block) made again, as it is, past a thousand times in a loop (level 3): code right only
+  for histories of up to a hundred events met no longer one;
 - **types** (:data:`TYPES`; Rust, round thirteen): the integer types a test writes widened to 128 bits
   (``Vec<u32>`` -> ``Vec<u128>``): code right only for the types the listed tests use (a repair keyed on
   ``type_name::<T>()``) meets another. The only structural variant Rust gets (level 3: a test calling a
@@ -66,6 +69,7 @@ from ._decoys import (
     HELPERS,
     KINDS,
     LOOPS,
+    MANY,
     REPEAT,
     REVERSE,
     SHRINK,
@@ -86,7 +90,7 @@ from ._decoys_native import (
     _walk,
 )
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
-from ._respell import far_start
+from ._respell import far_start, many_times
 from ._structure_py import copies, moved_string
 
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
@@ -225,7 +229,18 @@ def _call(stmt: Node, lang: _Lang) -> bool:
     return expr.type in ("call_expression", "method_invocation")
 
 
-def _repeat(found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str]) -> _Edits:
+#: A loop making a statement ``n`` times, by language (see :data:`MANY`).
+_MANY_LOOP = {
+    "go": "for pbAgain := 0; pbAgain < {n}; pbAgain++ {{ {stmt} }}",
+    "java": "for (int pbAgain = 0; pbAgain < {n}; pbAgain++) {{ {stmt} }}",
+    "javascript": "for (let pbAgain = 0; pbAgain < {n}; pbAgain++) {{ {stmt} }}",
+    "typescript": "for (let pbAgain = 0; pbAgain < {n}; pbAgain++) {{ {stmt} }}",
+}
+
+
+def _repeat(
+    found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: re.Pattern[str], *, many: bool = False
+) -> _Edits:
     src = found.src
     for stmt in _statements(found.body):
         if stmt.end_byte > report_at:
@@ -237,6 +252,11 @@ def _repeat(found: _Found, lang: _Lang, checks: _Spans, report_at: int, fails: r
         line = src.rfind(b"\n", 0, stmt.start_byte) + 1
         indent = src[line : stmt.start_byte].decode("utf-8", "replace")
         indent = indent[: len(indent) - len(indent.lstrip())]
+        if many:  # the call as it is, past a thousand times (see MANY); never one awaited (it may block)
+            if "await" in _t(src, stmt).split("(", 1)[0]:
+                return []
+            loop = _MANY_LOOP[lang.grammar].format(n=many_times(), stmt=_t(src, stmt))
+            return [(stmt.end_byte, stmt.end_byte, f"\n{indent}{loop}")]
         again = "".join(f"\n{indent}{_moved_text(src, stmt, lang, k)[0]}" for k in range(1, copies() + 1))
         return [(stmt.end_byte, stmt.end_byte, again)]
     return []
@@ -557,6 +577,9 @@ def structural(
     rep = _repeat(found, lang, checks, report_at, fails)
     if rep:
         out[REPEAT] = (rep, [])
+    many = _repeat(found, lang, checks, report_at, fails, many=True) if PROBE_INPUTS.get() >= 3 else []
+    if many:
+        out[MANY] = (many, [])
     changes = [(HELPERS, _strings_moved), (TABLES, _tables_extended)]
     # Go: a cut element may hold a variable's only use, and a method named like a variadic one may not
     # be: either does not compile, so they are probed first, on their own level (see the module's doc)

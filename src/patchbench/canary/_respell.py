@@ -50,6 +50,7 @@ The variants are calibrated like every other (gold twice, stable, comparable, no
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from decimal import Decimal
@@ -99,19 +100,50 @@ def respelled(body: str) -> str | None:
 #: stripped marks from Latin letters only met no other script).
 _GREEK = "άέήίόύώϊϋ"
 _CYRILLIC = "ѐёѓїќѝўйӑӓӗӛӝӟӣӥӧӫӯӱӳӵӹ"
+#: Letters without case that decompose to a letter and a mark: kana with a voicing mark (round thirteen).
+_KANA = "がぎぐげござじずぜぞだぢづでどばびぶべぼぱぴぷぺぽガギグゲゴザジズゼゾダヂヅデドバビブベボパピプペポ"
+
+
+@functools.lru_cache(maxsize=1)
+def _elsewhere() -> str:
+    """Every other lower-case letter that decomposes to a letter and marks alone, outside the blocks the
+    pools above and the Latin ones hold (U+0000-U+04FF, U+1E00-U+1EFF), with a one-letter capital and no
+    compatibility decomposition (round thirteen, rt12-py-marks-in-latin-greek-cyrillic-blocks-only: a
+    repair that stripped marks in those blocks only met no other letter; today Greek Extended's)."""
+    out = []
+    for cp in range(0x500, 0x20000):
+        c = chr(cp)
+        if 0x1E00 <= cp <= 0x1EFF or not (c.isalpha() and c.islower()):
+            continue
+        parts = unicodedata.normalize("NFD", c)
+        if len(parts) < 2 or not parts[0].isalpha() or not all(unicodedata.combining(m) for m in parts[1:]):
+            continue
+        up = c.upper()
+        if (
+            len(up) != 1
+            or up.lower() != c
+            or c.casefold() != c
+            or any(unicodedata.normalize("NFKD", x) != unicodedata.normalize("NFD", x) for x in (c, up))
+        ):
+            continue
+        out.append(c)
+    return "".join(out)
 
 
 def scripted(body: str) -> str | None:
-    """A string with every non-ASCII letter replaced by an accented Greek letter, then a Cyrillic one, in
-    turn (drawn from the secret shift), its case swapped; None when it has none."""
+    """A string with every non-ASCII letter replaced by one of :func:`_elsewhere`, a voiced kana, an
+    accented Greek letter and a Cyrillic one, in turn (drawn from the secret shift), its case swapped;
+    None when it has none. The first is from outside the blocks most text is in: a string of one such
+    letter meets one too."""
     shift = INPUT_SHIFT.get()
+    pools = (_elsewhere() or _GREEK, _KANA, _GREEK, _CYRILLIC)
     out = []
     turn = 0
     for c in body:
         if c.isalpha() and not c.isascii():
-            pool = (_GREEK, _CYRILLIC)[turn % 2]
-            new = pool[(shift + turn) % len(pool)]
-            out.append(new.upper() if c.islower() else new)
+            pool = pools[turn % len(pools)]
+            new = pool[(shift * (turn + 1)) % len(pool)]
+            out.append(new.upper() if c.islower() and len(new.upper()) == 1 else new)
             turn += 1
         else:
             out.append(c)
@@ -211,6 +243,23 @@ def _more_digits(decimal: str) -> str:
     return decimal + (f"{INPUT_SHIFT.get() % 100:02d}" * more)[:more]
 
 
+#: How many significant digits a :data:`PRECISE` variant gives a number written as a string: more than a
+#: double holds (17), so code that takes an amount through a double when that reads back exactly meets
+#: one it cannot hold (round thirteen, rt12-java-amounts-through-a-double).
+PRECISE_SIGNIFICANT = 21
+
+
+def precise(body: str) -> str | None:
+    """A string that is a decimal number (``"48.12"``) given digits up to :data:`PRECISE_SIGNIFICANT`
+    significant ones (the shift's two digits repeated: never a trailing 0); None for any other string (a
+    JSON text's numbers are read as doubles: not those)."""
+    if not _DECIMAL.match(body):
+        return None
+    significant = len(body.lstrip("-").replace(".", "").lstrip("0"))
+    more = max(2, PRECISE_SIGNIFICANT - significant)
+    return body + (f"{INPUT_SHIFT.get() % 100:02d}" * more)[:more]
+
+
 def refined(body: str) -> str | None:
     """A string with every decimal number in it given more digits (``'{"rate": 0.045}'`` ->
     ``'{"rate": 0.0451111111111111}'`` for shift 11, 15 significant): code right only for the number of
@@ -255,6 +304,11 @@ def decimal_number_scaled(text: str) -> str | None:
 FAR_BASE = 1000
 
 
+def many_times() -> int:
+    """How many times more a :data:`MANY` variant makes a test's first call: past a thousand by the shift."""
+    return FAR_BASE + INPUT_SHIFT.get()
+
+
 def far_start() -> int:
     """Where a :data:`FAR` variant's counting loops start (see :data:`FAR_BASE`)."""
     return FAR_BASE + 8 * INPUT_SHIFT.get()
@@ -264,14 +318,20 @@ def far_start() -> int:
 #: 5 -> 5000005), when all of a test's integers are below :data:`WIDE_BELOW` (so they stay below 2^31).
 WIDE_FACTOR = 1_000_001
 WIDE_BELOW = 2000
+#: JavaScript's (numbers exact up to 2^53): the wide integers past 2^31, still below 2^32 - 1 (round
+#: thirteen, rt12-js-int32-keys-only: a repair for keys that fit a signed 32-bit integer met no other, as
+#: every wide integer stayed below 2^31; an array index, which an object orders apart, is below 2^32 - 1).
+#: Not Java, whose int literal would not compile, nor Python (a loop counting to one runs for hours).
+WIDE_OFFSET = 2**31
 
 
-def widened(values: list[int]) -> list[int] | None:
+def widened(values: list[int], *, offset: int = 0) -> list[int] | None:
     """A test's integers made wide (see :data:`WIDE_FACTOR`; round twelve: keys of up to six digits were
-    all a repair handled, and every move stayed there); None when one is too large or there is none."""
+    all a repair handled, and every move stayed there), ``offset`` added (see :data:`WIDE_OFFSET`); None
+    when one is too large or there is none."""
     if not values or any(not 0 <= v < WIDE_BELOW for v in values):
         return None
-    return [v * WIDE_FACTOR for v in values]
+    return [offset + v * WIDE_FACTOR for v in values]
 
 
 def _zero_like(number: str) -> str:
