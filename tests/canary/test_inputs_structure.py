@@ -310,8 +310,7 @@ def test_many_makes_the_first_call_again_past_a_thousand_times() -> None:
     text = _text("typescript", test, MANY, shift=13)
     assert (
         "account.deposit(10_000);\n"
-        "  for (let pbAgain = 0; pbAgain < 1013; pbAgain++) { account.deposit(10_000); }"
-        in text
+        "  for (let pbAgain = 0; pbAgain < 1013; pbAgain++) { account.deposit(10_000); }" in text
     )
     js = "test('t', async () => {\n  await q.put(1);\n  assert.equal(q.size, 1);\n});\n"
     parsed = dn._parse(dn._JS, js)
