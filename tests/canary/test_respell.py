@@ -406,16 +406,20 @@ def test_zero_rest_and_wide_reach_zero_amounts_and_long_integers() -> None:
     assert widened([5], offset=2**31) == [2152483653]
 
 
-def test_precise_gives_a_decimal_string_more_digits_than_a_double_holds() -> None:
+def test_precise_gives_even_numbers_written_as_strings_more_digits_than_a_double_holds() -> None:
     """Round thirteen (rt12-java-amounts-through-a-double): every amount a control wrote had at most 15
-    significant digits, so a key taken through a double when the round trip is exact met no other."""
-    from patchbench.canary._respell import precise
+    significant digits, so a key taken through a double when the round trip is exact met no other. Even
+    positions only, as fraction: 2.5 hours at 48.12 stays 120.30 paid."""
+    from decimal import Decimal
+
+    from patchbench.canary._respell import precise_text
 
     token = INPUT_SHIFT.set(11)
     try:
-        assert precise("48.12") == "48.1211111111111111111"  # 21 significant digits
-        assert precise("-0.5") == "-0.511111111111111111111"
-        assert precise("12") is None and precise('{"a": 1.5}') is None  # JSON numbers are doubles anyway
-        assert float(precise("48.12") or "") != __import__("decimal").Decimal(precise("48.12") or "")
+        hours, rate, paid = (precise_text("2.5", 0), precise_text("48.12", 1), precise_text("120.30", 2))
     finally:
         INPUT_SHIFT.reset(token)
+    assert rate is None and hours == "2.50000000000000000275" and paid == "120.300000000000000132330"
+    assert Decimal(hours) * Decimal("48.12") == Decimal(paid)  # the product still settles
+    assert len(paid.replace(".", "").strip("0")) > 17 and float(paid) != Decimal(paid)
+    assert precise_text("0", 0) is None and precise_text("x1.5", 0) is None

@@ -537,8 +537,8 @@ FAR = WRAP + 1
 #: a repair keyed on the items' type name; see :func:`._inputs_structure._rust_wider`). Structural, at
 #: level 3 (a copy may not build).
 TYPES = FAR + 1
-#: Every decimal number written as a string given 21 significant digits, more than a double holds (round
-#: thirteen: amounts taken through a double when exact; see :func:`._respell.precise`).
+#: Numbers written as strings at even positions given more significant digits than a double holds (round
+#: thirteen: amounts taken through a double when exact; see :func:`._respell.precise_text`).
 PRECISE = TYPES + 1
 #: The first call a test makes as a statement of its own made again, unmoved, past a thousand times in a
 #: loop (round thirteen, rt12-ts-short-histories-replayed-after-construction: repeat makes it once to
@@ -781,9 +781,9 @@ def _literal_moves(
     widened: list[_Move] = [(w, p, big) for (w, p, _), big in zip(ints_at, wide or [], strict=False)]
     decimals: list[_Move] = [(w, p, up) for w, p, v in found if (up := _decimals_scaled(v)) is not None]
     retyped: list[_Move] = [(w, p, _Retyped(v)) for w, p, v in found if type(v) is float]
-    precise: list[_Move] = [
-        (w, p, more) for w, p, v in found if type(v) is str and (more := _respell.precise(v))
-    ]
+    precise: list[_Move] = [(w, p, more) for i, (_, _, w, p) in enumerate(sorted(written))
+                            if isinstance(v := value[w, p], str) and type(v) is str
+                            and (more := _respell.precise_text(v, i)) is not None]  # fmt: skip
     script: list[_Move] = [
         (w, p, new)
         for w, p, v in found

@@ -434,8 +434,9 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     offset = _respell.WIDE_OFFSET if lang.grammar in ("javascript", "typescript") else 0
     wide = _respell.widened([int(m.group(1)) for _, _, m in ints_at], offset=offset) or []
     widened = [(s, e, f"{big}{m.group(2) or ''}") for (s, e, m), big in zip(ints_at, wide, strict=False)]
-    precise = [(n.start_byte, n.end_byte, new) for n, kind in movable if kind == "string"
-               and (new := _inside(_t(src, n), _respell.precise)) is not None]  # fmt: skip
+    exact = _respell.precise_text
+    precise = [(s, e, more) for i, (s, e, text) in enumerate(scalable)
+               if (more := _inside(text, partial(exact, position=i))) is not None]  # fmt: skip
     several = ((1, strings), (2, numbers), (3, words if words != strings else []), (RESPELL, respelled),
                *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated), (ZERO, zeros),
                (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)), (SCRIPT, scripted),

@@ -53,7 +53,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from ._probing import INPUT_SHIFT
 
@@ -199,6 +199,19 @@ def fraction_text(body: str, position: int) -> str | None:
     return format(Decimal(body) * Decimal(INPUT_SHIFT.get() ** 2).scaleb(-2), "f")
 
 
+def precise_text(body: str, position: int) -> str | None:
+    """A number written as a string, at an even ``position`` of its test's numbers (as
+    :func:`fraction_text`: a pair that must stay equal, or a product, stays so), multiplied by ``1 + shift
+    x 10^-19``, exactly: past the 17 significant digits a double holds (``"120.30"`` by 11 is
+    ``"120.300000000000000132330"``; round thirteen, rt12-java-amounts-through-a-double: code taking an
+    amount through a double when the round trip is exact met none it could not hold); None when it stays."""
+    if position % 2 or not is_number_text(body) or not Decimal(body):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 80
+        return format(Decimal(body) * (1 + Decimal(INPUT_SHIFT.get()).scaleb(-19)), "f")
+
+
 #: A number written as a string (``"48.12"``, ``"600"``, ``"-3"``; not ``"007"``, a code): the scale
 #: variants multiply it with the integers, in the same order (round ten: amounts written as strings kept
 #: their integer part's width under every other move, so a repair drawn below 1000 held).
@@ -241,23 +254,6 @@ def _more_digits(decimal: str) -> str:
     significant = len(decimal.replace(".", "").lstrip("0"))
     more = max(2, SIGNIFICANT - significant)
     return decimal + (f"{INPUT_SHIFT.get() % 100:02d}" * more)[:more]
-
-
-#: How many significant digits a :data:`PRECISE` variant gives a number written as a string: more than a
-#: double holds (17), so code that takes an amount through a double when that reads back exactly meets
-#: one it cannot hold (round thirteen, rt12-java-amounts-through-a-double).
-PRECISE_SIGNIFICANT = 21
-
-
-def precise(body: str) -> str | None:
-    """A string that is a decimal number (``"48.12"``) given digits up to :data:`PRECISE_SIGNIFICANT`
-    significant ones (the shift's two digits repeated: never a trailing 0); None for any other string (a
-    JSON text's numbers are read as doubles: not those)."""
-    if not _DECIMAL.match(body):
-        return None
-    significant = len(body.lstrip("-").replace(".", "").lstrip("0"))
-    more = max(2, PRECISE_SIGNIFICANT - significant)
-    return body + (f"{INPUT_SHIFT.get() % 100:02d}" * more)[:more]
 
 
 def refined(body: str) -> str | None:
