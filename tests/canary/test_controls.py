@@ -470,7 +470,13 @@ def test_a_raising_check_is_probed_for_the_exception_the_moved_code_raises() -> 
         assert probe is not None, src
         text = _ast.unparse(probe)
         assert "sliced(seq, -4)" in text and "seq = [4, 5]" in text, text
-        assert "except BaseException as _pb_error:" in text and "_pb_value = type(_pb_error).__name__" in text
+        assert "except BaseException as _pb_error:" in text
+        # what the check names (or a subclass: a correct fix may raise JSONDecodeError for ValueError) is
+        # one answer; anything else is its class's name
+        assert (
+            "_pb_value = 'pb-raised-as-expected' if isinstance(_pb_error, ValueError) else "
+            "type(_pb_error).__name__" in text
+        )
         assert "pb-value:" in text and "Raises" not in text and "raises" not in text
 
 
@@ -531,8 +537,12 @@ def test_an_input_control_records_the_checks_after_its_first() -> None:
     assert made is not None
     text = _ast.unparse(made)
     assert '"fee": 1337.655' in text and "_pb_value = to_decimal(s['rate'])" in text
-    assert "_pb_values.append(to_decimal(s['fee']))" in text and "_pb_values.append(bool(total > 1))" in text
-    assert "_pb_values.append(type(_pb_error).__name__)" in text and "done()" not in text  # after the last
+    # a later equality check: 'pb-held' when it holds (a correct fix may return an equal value written
+    # otherwise), else the value
+    assert "_pb_v = to_decimal(s['fee'])" in text
+    assert "_pb_values.append('pb-held' if _pb_v == Decimal('1.005') else _pb_v)" in text
+    assert "_pb_values.append(bool(total > 1))" in text and "done()" not in text  # after the last check
+    assert "isinstance(_pb_error, ValueError)" in text
     assert first_only is None or "_pb_values" not in _ast.unparse(first_only)
     # run: the report holds every check, the raising one by its exception's name
     ns: dict[str, object] = {
@@ -545,6 +555,7 @@ def test_an_input_control_records_the_checks_after_its_first() -> None:
     with pytest.raises(AssertionError) as raised:
         ns["t"]()  # type: ignore[operator]
     value = reported_value(f"AssertionError: {raised.value}")
+    # Decimal('x') raises InvalidOperation, not the ValueError the check names: its name
     assert value == "*[\"Decimal('0.045')\", \"Decimal('1337.655')\", 'True', \"'InvalidOperation'\"]"
 
 
@@ -570,3 +581,51 @@ def test_a_report_of_several_checks_is_compared_check_by_check() -> None:
     assert stable_value(["*['1', '5']", "*['2', '6']"]) is None
     assert stable_value(["*['1']", "*['1', '6']"]) is None and stable_value(["3", "4"]) is None
     assert stable_value(["3", "3"]) == "3" and stable_value(["3", None]) is None
+
+
+def test_a_correct_fix_writing_a_value_otherwise_is_not_rejected_by_later_checks() -> None:
+    """Round thirteen's review: recording every check compared more strictly than the test does. A long
+    dict built in another key order digested differently; Decimal('2.50') is not Decimal('2.5') as text; a
+    subclass of the exception a check names is another name. None of these is a difference."""
+    import ast as _ast
+    from decimal import Decimal
+
+    from patchbench.canary._controls import same_value
+    from patchbench.canary._decoys import SCALE_ALL, _input_control, reported_value
+
+    fn = _ast.parse(
+        "def test_x():\n"
+        "    assert size(3) == 9\n"
+        "    assert table(3) == {'alpha': 0}\n"
+        "    assert total('2.50') == Decimal('2.5')\n"
+        "    with pytest.raises(ValueError):\n"
+        "        parse('{bad')\n"
+    ).body[0]
+    assert isinstance(fn, _ast.FunctionDef)
+    made = _input_control(fn, "t", SCALE_ALL)
+    assert made is not None
+    code = compile(_ast.Module([made], []), "<t>", "exec")
+
+    class Malformed(ValueError):
+        pass
+
+    def report(table: dict[str, int], total: object, error: type[Exception]) -> str | None:
+        def parse(_: str) -> None:
+            raise error("bad")
+
+        ns: dict[str, object] = {"size": lambda n: n * n, "table": lambda n: table, "Decimal": Decimal,
+                                 "total": lambda s: total, "parse": parse, "pytest": pytest}  # fmt: skip
+        exec(code, ns)
+        with pytest.raises(AssertionError) as raised:
+            ns["t"]()  # type: ignore[operator]
+        return reported_value(f"AssertionError: {raised.value}")
+
+    keys = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    forward = {k: i for i, k in enumerate(keys)}
+    gold = report(forward, Decimal("2.5"), ValueError)
+    other = report(dict(reversed(forward.items())), Decimal("2.50"), Malformed)
+    assert gold is not None and other is not None and "sha256:" in gold and same_value(other, gold)
+    assert not same_value(report({**forward, "iota": 9}, Decimal("2.5"), ValueError) or "", gold)
+    assert not same_value(report(forward, Decimal("2.5"), TypeError) or "", gold)
+    assert same_value("Decimal('1337.6550')", "Decimal('1337.655')")
+    assert not same_value("Decimal('1337.6549')", "Decimal('1337.655')")

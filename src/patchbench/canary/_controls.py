@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import json
+import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from ..results import TestResult
@@ -188,10 +190,17 @@ def same_value(got: str | None, expect: str) -> bool:
             and len(wanted) == len(checks)
             and all(w == "?" or (c != "?" and same_value(c, w)) for w, c in zip(wanted, checks, strict=True))
         )
+    decimals = [_DECIMAL_REPR.match(v) for v in (got, expect)]
+    if decimals[0] and decimals[1]:  # Decimal('2.50') is Decimal('2.5'): a correct fix may keep a scale
+        with contextlib.suppress(ArithmeticError):
+            return Decimal(decimals[0].group(1)) == Decimal(decimals[1].group(1))
     try:
         return bool(ast.literal_eval(got) == ast.literal_eval(expect))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
+
+
+_DECIMAL_REPR = re.compile(r"^Decimal\('(-?[0-9]{1,60}(?:\.[0-9]{1,60})?(?:E[+-]?[0-9]{1,4})?)'\)$")
 
 
 def _rows(result: TestResult) -> list[Any] | None:

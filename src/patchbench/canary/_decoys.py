@@ -537,7 +537,8 @@ FAR = WRAP + 1
 #: a repair keyed on the items' type name; see :func:`._inputs_structure._rust_wider`). Structural, at
 #: level 3 (a copy may not build).
 TYPES = FAR + 1
-#: Numbers written as strings at even positions given more significant digits than a double holds (round
+#: Numbers written as strings at even positions given more significant digits than a double holds, 18 to
+#: 28 (round
 #: thirteen: amounts taken through a double when exact; see :func:`._respell.precise_text`).
 PRECISE = TYPES + 1
 #: The first call a test makes as a statement of its own made again, unmoved, past a thousand times in a
@@ -1009,7 +1010,7 @@ def _input_control(
                         ast.ExceptHandler(
                             type=ast.Name("BaseException", ast.Load()),
                             name="_pb_error",
-                            body=ast.parse("_pb_value = type(_pb_error).__name__").body,
+                            body=_raised_record(moved, "_pb_value = {}"),
                         )
                     ],
                     orelse=ast.parse("_pb_value = None").body,
@@ -1024,7 +1025,8 @@ def _input_control(
             f"raise AssertionError({VALUE_MARK!r} + ('' if _pb_value == eval(_pb_repr, globals()) else '?')"
             f" + (_pb_repr if len(_pb_repr) <= {LONG_VALUE} else ('?' if __import__('re').search("
             f"{_UNSTABLE_TAIL!r}, _pb_repr) else '') + {DIGEST_MARK!r}"
-            " + __import__('hashlib').sha256(_pb_repr.encode('utf-8', 'backslashreplace')).hexdigest()))"
+            " + __import__('hashlib').sha256(__import__('pprint').pformat(_pb_value, width=1)"
+            ".encode('utf-8', 'backslashreplace')).hexdigest()))"
         ).body
         later = _later_checks(fn.body[i + 1 :]) if which not in FIRST_CHECK_ONLY else []
         if later:
@@ -1063,10 +1065,18 @@ def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
         if checks >= MAX_CHECKS - 1 or isinstance(stmt, (ast.Return, ast.Raise)):
             break
         computed = _checked(stmt)
+        expected = _expected(stmt) if computed is not None else None
         if computed is None and isinstance(stmt, ast.Assert):
             computed = ast.Call(ast.Name("bool", ast.Load()), [stmt.test], [])
         raising = _raising(stmt) if computed is None else None
-        if computed is not None:
+        if computed is not None and expected is not None:
+            # what the test itself checks, when it holds (a correct fix may return an equal value written
+            # otherwise: Decimal('2.50') for '2.5', 3.0 for 3); the value, when it does not
+            out += ast.parse(
+                f"_pb_v = {ast.unparse(computed)}\n"
+                f"_pb_values.append({HELD!r} if _pb_v == ({ast.unparse(expected)}) else _pb_v)"
+            ).body
+        elif computed is not None:
             out += _record(copy.deepcopy(computed))
         elif raising is not None:
             out.append(
@@ -1076,7 +1086,7 @@ def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
                         ast.ExceptHandler(
                             type=ast.Name("BaseException", ast.Load()),
                             name="_pb_error",
-                            body=ast.parse("_pb_values.append(type(_pb_error).__name__)").body,
+                            body=_raised_record(raising, "_pb_values.append({})"),
                         )
                     ],
                     orelse=ast.parse("_pb_values.append(None)").body,
@@ -1089,6 +1099,36 @@ def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
         checks += 1
         last = len(out)
     return out[:last]
+
+
+def _expected(stmt: ast.stmt) -> ast.expr | None:
+    """The expectation of the equality check :func:`_checked` reads (its constant side)."""
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare):
+        left, right = stmt.test.left, stmt.test.comparators[0]
+        return right if _checked(stmt) is left else left
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        first = stmt.value.args[0]
+        if isinstance(first, ast.Compare):
+            return _expected(ast.Assert(test=first))
+        if len(stmt.value.args) >= 2:
+            return stmt.value.args[1]
+    return None
+
+
+def _raised_record(check: ast.AST, template: str) -> list[ast.stmt]:
+    """Statements recording (``template`` around the value) what a raising check's code raised: the
+    marker :data:`RAISED_AS_EXPECTED` when it is an instance of the class the check names (a correct fix
+    may raise a subclass: ``JSONDecodeError`` for ``ValueError``), else its class's name."""
+    call = None
+    if isinstance(check, ast.With):
+        call = check.items[0].context_expr
+    elif isinstance(check, ast.Expr):
+        call = check.value
+    named = call.args[0] if isinstance(call, ast.Call) and call.args else None
+    value = "type(_pb_error).__name__"
+    if named is not None:
+        value = f"({RAISED_AS_EXPECTED!r} if isinstance(_pb_error, {ast.unparse(named)}) else {value})"
+    return ast.parse(template.format(value)).body
 
 
 def _record(computed: ast.AST) -> list[ast.stmt]:
@@ -1181,6 +1221,10 @@ PART_LONG = 100
 MULTI_MARK = "*"
 #: What a later statement that raised records (its exception's name), ending the control's record.
 RAISED = "pb-raised"
+#: What a later equality check records when it holds.
+HELD = "pb-held"
+#: What a raising check records when the code raised what the check names (or a subclass).
+RAISED_AS_EXPECTED = "pb-raised-as-expected"
 _CHECKS_TAIL = (
     "_pb_parts = []\n"
     "for _pb_v in _pb_values:\n"
@@ -1190,8 +1234,10 @@ _CHECKS_TAIL = (
     "    except Exception:\n"
     "        _pb_same = False\n"
     f"    if len(repr(_pb_r)) > {PART_LONG}:\n"
+    # digested in a canonical form: a dict's or a set's order is no difference (the test's == ignores it)
     f"        _pb_r = ('?' if __import__('re').search({_UNSTABLE_TAIL!r}, _pb_r) else '') + {DIGEST_MARK!r}"
-    " + __import__('hashlib').sha256(_pb_r.encode('utf-8', 'backslashreplace')).hexdigest()\n"
+    " + __import__('hashlib').sha256(__import__('pprint').pformat(_pb_v, width=1)"
+    ".encode('utf-8', 'backslashreplace')).hexdigest()\n"
     "    _pb_parts.append(('' if _pb_same else '?') + _pb_r)\n"
     f"raise AssertionError({VALUE_MARK!r} + {MULTI_MARK!r} + repr(_pb_parts))\n"
 )

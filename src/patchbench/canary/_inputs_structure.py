@@ -253,7 +253,7 @@ def _repeat(
         indent = src[line : stmt.start_byte].decode("utf-8", "replace")
         indent = indent[: len(indent) - len(indent.lstrip())]
         if many:  # the call as it is, past a thousand times (see MANY); never one awaited (it may block)
-            if "await" in _t(src, stmt).split("(", 1)[0]:
+            if "await" in _t(src, stmt):
                 return []
             loop = _MANY_LOOP[lang.grammar].format(n=many_times(), stmt=_t(src, stmt))
             return [(stmt.end_byte, stmt.end_byte, f"\n{indent}{loop}")]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 #: Which variants on moved inputs a calibration's probes plant: 3 every one, those that may not build (Go's
-#: shrink, tail and arity) or may run long (Python's volume) among them (a calibration tries this level
-#: first); 2 every one but those; 1
+#: shrink, tail and arity; Rust's types) or may run long (Python's volume, wide integers, far sweeps, a call
+#: made a thousand times more) among them (a calibration tries this level first); 2 every one but those; 1
 #: only those that move literals one by one or several at once by the shift (1 to 6: its next try, when
 #: the one before did not build or did not pass on gold, so a structural or rescaled variant that breaks
 #: the file costs only those); 0 none, the exact copies only (its last try).

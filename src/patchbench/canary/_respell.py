@@ -202,14 +202,17 @@ def fraction_text(body: str, position: int) -> str | None:
 def precise_text(body: str, position: int) -> str | None:
     """A number written as a string, at an even ``position`` of its test's numbers (as
     :func:`fraction_text`: a pair that must stay equal, or a product, stays so), multiplied by ``1 + shift
-    x 10^-19``, exactly: past the 17 significant digits a double holds (``"120.30"`` by 11 is
-    ``"120.300000000000000132330"``; round thirteen, rt12-java-amounts-through-a-double: code taking an
-    amount through a double when the round trip is exact met none it could not hold); None when it stays."""
+    x 10^-17``, exactly: past the 17 significant digits a double holds, within the 28 of Python's decimal
+    context (``"120.30"`` by 11 is ``"120.3000000000000132330"``; round thirteen,
+    rt12-java-amounts-through-a-double: code taking an amount through a double when the round trip is
+    exact met none it could not hold); None when it stays, or has more than 9 significant digits."""
     if position % 2 or not is_number_text(body) or not Decimal(body):
+        return None
+    if len(body.lstrip("-").replace(".", "").strip("0")) > 9:
         return None
     with localcontext() as ctx:
         ctx.prec = 80
-        return format(Decimal(body) * (1 + Decimal(INPUT_SHIFT.get()).scaleb(-19)), "f")
+        return format(Decimal(body) * (1 + Decimal(INPUT_SHIFT.get()).scaleb(-17)), "f")
 
 
 #: A number written as a string (``"48.12"``, ``"600"``, ``"-3"``; not ``"007"``, a code): the scale
