@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+import traceback
+from typing import Any
 
 import pytest
 
@@ -342,3 +344,24 @@ def test_tail_and_reverse_change_what_a_list_starts_with() -> None:
     assert table.group(2).index("CouponApplied") < table.group(2).index("ItemAdded")  # the last first
     mixed = _text("javascript", "lists mixed keys from the least to the most recently used", TAIL)
     assert "for (const key of [20, 'a', '3', 7])" in mixed
+
+
+def test_helper_copies_of_one_run_never_share_a_name() -> None:
+    """A run plants every structural variant of several tests in one file, each with its own copies of
+    the helpers it reads; drawn from 9,000 numbers alone, two copies of ``chain`` once got one name and the
+    Go test file did not build ("chainPb1536 redeclared in this block"), a correct fix rejected."""
+
+    class Same(random.Random):
+        def randrange(self, *args: Any, **kwargs: Any) -> int:
+            # a helper copy's number always the same: only the serial keeps the copies apart
+            copy_number = args == (1000, 10000) and "Pb{" in traceback.format_stack(limit=2)[0]
+            return 1536 if copy_number else super().randrange(*args, **kwargs)
+
+    task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX["go"]))
+    token = INPUT_SHIFT.set(13)
+    try:
+        d = plan_native_decoys("go", task, task.hidden_tests, Same(5), probe=True, inputs=INPUT_PLANNER)
+    finally:
+        INPUT_SHIFT.reset(token)
+    declared = [m for text in d.files.values() for m in re.findall(r"^func (chainPb\d+)\(", text, re.M)]
+    assert len(declared) >= 2 and len(declared) == len(set(declared))

@@ -56,6 +56,7 @@ not build with them tries again without them (level 2).
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -437,6 +438,9 @@ def _tables_reversed(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
     return _applied(src, node, _extensions(src, node, lang, reverse=True))
 
 
+_SERIAL = itertools.count(1)
+
+
 def _helper_copies(
     found: _Found,
     lang: _Lang,
@@ -458,7 +462,10 @@ def _helper_copies(
         if not changed:
             continue
         while True:
-            new = f"{name}Pb{rng.randrange(1000, 10000)}"
+            # every variant of a run copies its helpers into the same file: a serial number keeps two
+            # copies apart (drawn alone from 9,000 numbers, two of a run's dozens collided: "chainPb1536
+            # redeclared in this block", and the test file did not build)
+            new = f"{name}Pb{rng.randrange(1000, 10000)}{next(_SERIAL)}"
             if new not in text:
                 break
         at = name_node.start_byte - item.start_byte
