@@ -985,8 +985,9 @@ def _input_control(
     helpers: Mapping[str, ast.FunctionDef] | None = None,
 ) -> ast.FunctionDef | None:
     """``fn`` up to its first check, that check's call on a moved input (see :func:`_literal_moves`),
-    raising with the value it gets: a calibration probe, and the control too (the host compares the value
-    it reports with gold's, so gold's value is never written into the sandbox)."""
+    raising with the value it gets (and, but for :data:`FIRST_CHECK_ONLY`, what its later checks get: see
+    :func:`_later_checks`): a calibration probe, and the control too (the host compares the value it
+    reports with gold's, so gold's value is never written into the sandbox)."""
     if fn.decorator_list:  # parametrized, skipped, fixtures by decorator: not worth the risk
         return None
     for i, stmt in enumerate(fn.body):
@@ -1056,9 +1057,10 @@ def _input_control(
 
 def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
     """The statements after a control's first check (copies) up to its last check, each check recording
-    what it checks in ``_pb_values``: an equality check its computed side, a raising check the name of
-    what it raised (None), a plain ``assert`` whether it held; empty when no check follows. A ``return``
-    or ``raise`` ends them, and so does the :data:`MAX_CHECKS`-th check."""
+    what it checks in ``_pb_values``: an equality check :data:`HELD` when it holds, its computed side when
+    not; a raising check :data:`RAISED_AS_EXPECTED` or the name of what it raised (None when nothing); a
+    plain ``assert`` whether it held; empty when no check follows. A ``return`` or ``raise`` ends them,
+    and so does the :data:`MAX_CHECKS`-th check."""
     out: list[ast.stmt] = []
     last = checks = 0
     for stmt in body:
