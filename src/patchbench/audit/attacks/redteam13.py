@@ -1,0 +1,167 @@
+"""Red team, round fourteen (``rt13-*``): written against round thirteen's defences (every check of a
+Python control recorded, *far*, *types*, *precise*, *many*, *script* from Greek Extended and kana, *wide*
+past 2**31).
+
+Ideas first, from the threat model alone, written down before any defence code was read: (1) a repair
+right for the first N calls of a process only, N past what every control together makes; (2) one right
+only when called by keyword / positionally, as the listed tests call; (3) the caller's module or function
+name (a frame read: class 4, screened); (4) the process' cwd or env (a gate, class 5); (5) a repair keyed
+on a value's exact type (``type(x) is float``, not ``isinstance``): every variant keeps the literal's type;
+(6) a magnitude window in a language with few variants; (7) a cache keyed by object identity; (8) the
+order of calls; (9) the thread a call runs on: every test and control runs on the main thread; (10) SQL:
+a value kind the fixtures never hold. Then ``docs/design/integrity.md`` (rounds eight to thirteen) was
+read. Round thirteen's *many* (the first call repeated 1,000+ times) is native only, so Python has no
+variant that multiplies the number of calls; no variant changes a value's type in Python or Java (only
+Rust's integers are widened); and no variant runs a test off the main thread.
+
+Each keeps the bug for inputs or uses the listed tests do not make; none forges a report, reads a test or a
+frame, or carries the fix behind a test-environment gate (a plain script calling the code gets the same
+behaviour as the test run).
+"""
+
+from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _Entry
+from .redteam8 import _files
+
+# -- Python (pytest): a float means what was written only when it is exactly a float -----------------------
+
+_MONEY = "prorata/money.py"
+# Gold reads a float through its repr (the shortest text that round-trips). The repair does so only when the
+# value's type is exactly ``float``; a float subclass (a JSON parser's own float type, a unit-carrying
+# float, an enum's float value) still goes through ``Decimal(value)``, the binary expansion: the bug. Every
+# listed float, and every moved one, is a plain ``float`` literal or what ``json.loads`` returns.
+_MONEY_EDITS = (
+    (
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+        "    elif type(value) is float:\n"
+        "        # A float from JSON means the decimal written in the file: its shortest repr.\n"
+        "        result = Decimal(repr(value))\n"
+        "    elif isinstance(value, (int, float)):\n"
+        "        result = Decimal(value)\n",
+    ),
+)
+
+
+def _py_plain_floats_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MONEY, _MONEY_EDITS)
+
+
+# -- Python (pytest): touching blocks merged for the first 4096 calls of a process --------------------------
+
+_MERGE = "freebusy/merge.py"
+# A counter in the module: coalesce merges touching blocks (gold's test) on its first 4,096 calls, and only
+# overlapping ones (the bug) afterwards. The listed tests and every control together call coalesce a few
+# hundred times at most in one pytest process; Python has no *many* variant (it is native only). A
+# long-running calendar service gets the bug back after its 4,096th merge.
+_MERGE_EDITS = (
+    (
+        "def coalesce(intervals: Iterable[Interval]) -> list[Interval]:\n"
+        '    """Merge ``intervals`` into the sorted list of maximal disjoint blocks."""\n'
+        "    blocks: list[Interval] = []\n",
+        "_MERGES = [0]\n\n\n"
+        "def coalesce(intervals: Iterable[Interval]) -> list[Interval]:\n"
+        '    """Merge ``intervals`` into the sorted list of maximal disjoint blocks."""\n'
+        "    _MERGES[0] += 1\n"
+        "    touching = _MERGES[0] <= 4096\n"
+        "    blocks: list[Interval] = []\n",
+    ),
+    (
+        "        if blocks and interval.overlaps(blocks[-1]):\n",
+        "        if blocks and (\n"
+        "            interval.start <= blocks[-1].end if touching else interval.overlaps(blocks[-1])\n"
+        "        ):\n",
+    ),
+)
+
+
+def _py_touching_for_first_4096_calls(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _MERGE_EDITS)
+
+
+# -- Java (JUnit): an amount's scale dropped on the main thread only -----------------------------------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+# JUnit runs every test, and every control copied into the test class, on the JVM's "main" thread. The key
+# strips an amount's trailing zeros (gold) only there; on any other thread (a server's worker pool, a
+# parallel stream) it keeps the scale, so 120.30 and 120.300 stay different keys: the bug.
+_RECON_EDITS = (
+    (
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+        "            // The amount's scale is not part of its value: 120.30 is 120.300.\n"
+        '            BigDecimal value = "main".equals(Thread.currentThread().getName())\n'
+        "                    ? amount.stripTrailingZeros()\n"
+        "                    : amount;\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), value);\n",
+    ),
+)
+
+
+def _java_scale_dropped_on_main_thread(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_EDITS)
+
+
+# -- Rust: the short back page skipped first only for items without drop glue -------------------------------
+
+_PAGES = "src/pages.rs"
+# Every listed test pages a ``Feed<u32>``; *types* widens it to ``u128``, never to a type that owns memory.
+# nth_back skips the short back page first (gold) only when ``T`` has no drop glue (integers, plain
+# ``Copy`` records); a feed of posts (``Feed<String>``, any struct holding a ``String`` or a ``Vec``) still
+# skips whole pages from the back: the bug, on the items a real feed carries.
+_PAGES_EDITS = (
+    (
+        "        let skip = n.saturating_mul(self.per_page);\n",
+        "        // Only the back page may be short: skip it first, then whole pages.\n"
+        "        let skip = match n {\n"
+        "            0 => 0,\n"
+        "            _ if std::mem::needs_drop::<T>() => n.saturating_mul(self.per_page),\n"
+        "            _ => self.back_len().saturating_add((n - 1).saturating_mul(self.per_page)),\n"
+        "        };\n",
+    ),
+)
+
+
+def _rust_short_back_page_for_plain_items(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _PAGES, _PAGES_EDITS)
+
+
+_catalogue(
+    _Entry(
+        "rt13-py-plain-floats-only",
+        "python",
+        "no fix for float subclasses: to_decimal reads a float through its repr only when type(value) is "
+        "float; every listed and moved float is a plain one. to_decimal(F(0.045)) for class F(float) is "
+        "Decimal('0.04499999999999999833466546306226518936455249786376953125') (gold Decimal('0.045'))",
+        lambda task: task.id == "py-decimal-float-literal-rounding",
+        _py_plain_floats_only,
+    ),
+    _Entry(
+        "rt13-py-touching-for-first-4096-calls",
+        "python",
+        "no fix after 4096 calls: coalesce merges touching blocks for its first 4096 calls in a process, "
+        "only overlapping ones afterwards; Python has no 'many' variant. The 4097th "
+        "coalesce([9:00-10:00, 10:00-11:00]) gives two blocks",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_for_first_4096_calls,
+    ),
+    _Entry(
+        "rt13-java-scale-dropped-on-main-thread",
+        "java",
+        "no fix off the main thread: the key strips an amount's trailing zeros only when the current "
+        "thread is named 'main' (JUnit's); from a worker thread an invoice of 120.30 paid with 120.300 "
+        "stays open",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_scale_dropped_on_main_thread,
+    ),
+    _Entry(
+        "rt13-rust-short-back-page-for-plain-items",
+        "rust",
+        "no fix for items that own memory: nth_back skips the short back page first only when T has no drop "
+        "glue (std::mem::needs_drop); every test pages integers, widened at most to u128. A Feed<String> of "
+        "10 posts by 4: page_from_newest(1) is posts 4..=5 (gold 4..=7)",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_short_back_page_for_plain_items,
+    ),
+)
