@@ -112,7 +112,9 @@ _PAGES = "src/pages.rs"
 # skips whole pages from the back: the bug, on the items a real feed carries.
 _PAGES_EDITS = (
     (
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
         "        let skip = n.saturating_mul(self.per_page);\n",
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
         "        // Only the back page may be short: skip it first, then whole pages.\n"
         "        let skip = match n {\n"
         "            0 => 0,\n"
