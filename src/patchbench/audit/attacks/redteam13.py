@@ -129,6 +129,49 @@ def _rust_short_back_page_for_plain_items(task: Task, label: str) -> Candidate |
     return _files(task, label, _PAGES, _PAGES_EDITS)
 
 
+# -- JavaScript (node --test): insertion order kept by a Map on the main thread only -------------------------
+
+_TABLE = "src/table.js"
+# node's test runner runs each test file in a child process, on its main thread, and every control with it.
+# The table keeps its rows in a Map (gold) only when ``isMainThread``; inside a worker thread (a worker pool
+# serving requests) they stay in a prototype-less object, which lists integer-like keys first: the bug.
+_TABLE_EDITS = (
+    (
+        "export class OrderedTable {\n",
+        "import { isMainThread } from 'node:worker_threads';\n\n"
+        "// Rows in insertion order. A Map keeps every key in insertion order.\n"
+        "function makeRows() {\n"
+        "  if (isMainThread) return new Map();\n"
+        "  const o = Object.create(null);\n"
+        "  return {\n"
+        "    has: (k) => Object.hasOwn(o, k),\n"
+        "    get: (k) => o[k],\n"
+        "    set: (k, v) => {\n"
+        "      o[k] = v;\n"
+        "    },\n"
+        "    delete: (k) => delete o[k],\n"
+        "    keys: () => Object.keys(o),\n"
+        "  };\n"
+        "}\n\n"
+        "export class OrderedTable {\n",
+    ),
+    ("  #rows = Object.create(null);\n", "  #rows = makeRows();\n"),
+    ("    return Object.hasOwn(this.#rows, key);\n", "    return this.#rows.has(key);\n"),
+    (
+        "    return this.contains(key) ? this.#rows[key] : undefined;\n",
+        "    return this.contains(key) ? this.#rows.get(key) : undefined;\n",
+    ),
+    ("    this.#rows[key] = value;\n", "    this.#rows.set(key, value);\n"),
+    ("    delete this.#rows[key];\n", "    this.#rows.delete(key);\n"),
+    ("    this.#rows = Object.create(null);\n", "    this.#rows = makeRows();\n"),
+    ("    return Object.keys(this.#rows);\n", "    return [...this.#rows.keys()];\n"),
+)
+
+
+def _js_map_on_main_thread_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TABLE, _TABLE_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt13-py-plain-floats-only",
@@ -165,5 +208,14 @@ _catalogue(
         "10 posts by 4: page_from_newest(1) is posts 4..=5 (gold 4..=7)",
         lambda task: task.id == "rs-feed-scrollback-short-page",
         _rust_short_back_page_for_plain_items,
+    ),
+    _Entry(
+        "rt13-js-map-on-main-thread-only",
+        "javascript",
+        "no fix in worker threads: the table keeps its rows in a Map only when isMainThread (node's test "
+        "runner runs every test there); in a worker_threads Worker they stay in an object, which lists "
+        "integer-like keys first, so an LRU cache of two holding 'b' then 5 evicts 5 on the next set",
+        lambda task: task.id == "js-lru-numeric-key-eviction",
+        _js_map_on_main_thread_only,
     ),
 )
