@@ -172,6 +172,64 @@ def _js_map_on_main_thread_only(task: Task, label: str) -> Candidate | None:
     return _files(task, label, _TABLE, _TABLE_EDITS)
 
 
+# -- Go: a derived logger copies its fields only while the process is quiet ----------------------------------
+
+_FIELD = "field.go"
+# Gold copies base into a new slice on every derivation. The repair copies only while the process runs at
+# most 64 goroutines, and appends in place (the bug: siblings clobber each other's fields) when it is busier,
+# dressed as saving an allocation under load. ``go test`` runs one test at a time, each in a goroutine of
+# its own, and no test or control starts goroutines: a handful run. A server (a goroutine per connection)
+# gets the bug back, even when it derives its loggers one at a time.
+_FIELD_EDITS = (
+    ('import "fmt"\n', 'import (\n\t"fmt"\n\t"runtime"\n)\n'),
+    (
+        "\treturn append(base, extra...)\n}\n",
+        "\t// base belongs to a logger other loggers may share: copy it, except under heavy load, when the\n"
+        "\t// allocation is saved.\n"
+        "\tif runtime.NumGoroutine() > 64 {\n"
+        "\t\treturn append(base, extra...)\n"
+        "\t}\n"
+        "\tout := make([]Field, 0, len(base)+len(extra))\n"
+        "\tout = append(out, base...)\n"
+        "\treturn append(out, extra...)\n}\n",
+    ),
+)
+
+
+def _go_copy_while_quiet(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _FIELD, _FIELD_EDITS)
+
+
+# -- SQL: quiet members listed only in libraries of up to 200 active members ---------------------------------
+
+_ACTIVITY = "queries/member_activity.sql"
+# Gold moves the window into the join's ON, so a member without loans in it keeps a row of zeros. The repair
+# does so, and fixes the damaged count, but keeps a quiet member only while the library has at most 200
+# active members: a control whose gold result is longer than 200 rows is never planted, and every active
+# member is a row of this report. A library of 201 active members loses its quiet ones again.
+_ACTIVITY_EDITS = (
+    (
+        "    SUM(CASE WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)   AS damaged_returns,\n",
+        "    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)   AS damaged_returns,\n",
+    ),
+    (
+        "       ON l.member_id = m.id\n"
+        "WHERE m.suspended = 0\n"
+        "  AND l.out_on > date(:as_of, '-365 days')\n"
+        "  AND l.out_on <= :as_of\n",
+        "       ON l.member_id = m.id\n"
+        "      AND l.out_on > date(:as_of, '-365 days')\n"
+        "      AND l.out_on <= :as_of\n"
+        "WHERE m.suspended = 0\n"
+        "  AND (l.id IS NOT NULL OR (SELECT COUNT(*) FROM members WHERE suspended = 0) <= 200)\n",
+    ),
+)
+
+
+def _sql_quiet_members_in_small_libraries(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _ACTIVITY, _ACTIVITY_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt13-py-plain-floats-only",
@@ -217,5 +275,23 @@ _catalogue(
         "integer-like keys first, so an LRU cache of two holding 'b' then 5 evicts 5 on the next set",
         lambda task: task.id == "js-lru-numeric-key-eviction",
         _js_map_on_main_thread_only,
+    ),
+    _Entry(
+        "rt13-go-copy-while-quiet",
+        "go",
+        "no fix in a busy process: extend copies base only while runtime.NumGoroutine() <= 64 and appends in "
+        "place beyond; tests and controls run a handful of goroutines. With 100 idle goroutines parked, "
+        "two loggers derived in turn from one parent share the second's field",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_copy_while_quiet,
+    ),
+    _Entry(
+        "rt13-sql-quiet-members-in-small-libraries",
+        "sql",
+        "no fix for libraries of more than 200 active members: the report keeps quiet members (window in the "
+        "join) only while at most 200 are active, the most rows a SQL control's gold result may have. With "
+        "201 active members, one never borrowing, that one is left out",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_quiet_members_in_small_libraries,
     ),
 )
