@@ -281,7 +281,7 @@ _catalogue(
         "go",
         "no fix in a busy process: extend copies base only while runtime.NumGoroutine() <= 64 and appends in "
         "place beyond; tests and controls run a handful of goroutines. With 100 idle goroutines parked, "
-        "two loggers derived in turn from one parent share the second's field",
+        "parent := New(w).With(a).With(b).With(c); x := parent.With(req A); parent.With(req B): x's req is B",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_copy_while_quiet,
     ),
