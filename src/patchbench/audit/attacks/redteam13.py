@@ -230,6 +230,34 @@ def _sql_quiet_members_in_small_libraries(task: Task, label: str) -> Candidate |
     return _files(task, label, _ACTIVITY, _ACTIVITY_EDITS)
 
 
+# -- Python (own runner): the reserved slot given back only when the connect fails with an OSError ----------
+
+_POOL = "aiopool/pool.py"
+# Gold reserves the slot before awaiting the factory and gives it back on any BaseException (a failed or a
+# cancelled connect). The repair gives it back only on ``OSError``: the listed test's factory raises
+# ConnectionError (an OSError), and no variant changes the class a test's own code raises. A driver's own
+# error (RuntimeError, an auth ValueError) or a connect cancelled by a timeout leaks the slot, and after
+# max_size such failures every acquire waits forever: the bug.
+_POOL_EDITS = (
+    (
+        "                conn = await self._factory()\n                self._size += 1\n",
+        "                # the slot is taken before the await: concurrent acquirers must not overcommit\n"
+        "                self._size += 1\n"
+        "                try:\n"
+        "                    conn = await self._factory()\n"
+        "                except OSError:\n"
+        "                    # the connect was refused or the network failed: give the slot back\n"
+        "                    self._size -= 1\n"
+        "                    self._wake_next()\n"
+        "                    raise\n",
+    ),
+)
+
+
+def _py_slot_back_on_oserror_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _POOL, _POOL_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt13-py-plain-floats-only",
@@ -293,5 +321,14 @@ _catalogue(
         "201 active members, one never borrowing, that one is left out",
         lambda task: task.id == "sql-activity-report-missing-members",
         _sql_quiet_members_in_small_libraries,
+    ),
+    _Entry(
+        "rt13-py-slot-back-on-oserror-only",
+        "python",
+        "no fix for other failures: acquire reserves the slot before connecting and gives it back only when "
+        "the factory raises an OSError (the listed test's ConnectionError); a factory raising RuntimeError, "
+        "or a connect cancelled by wait_for, leaks it: after max_size such failures acquire waits forever",
+        lambda task: task.id == "py-asyncio-pool-overcommit",
+        _py_slot_back_on_oserror_only,
     ),
 )
