@@ -9,10 +9,13 @@ name (a frame read: class 4, screened); (4) the process' cwd or env (a gate, cla
 on a value's exact type (``type(x) is float``, not ``isinstance``): every variant keeps the literal's type;
 (6) a magnitude window in a language with few variants; (7) a cache keyed by object identity; (8) the
 order of calls; (9) the thread a call runs on: every test and control runs on the main thread; (10) SQL:
-a value kind the fixtures never hold. Then ``docs/design/integrity.md`` (rounds eight to thirteen) was
-read. Round thirteen's *many* (the first call repeated 1,000+ times) is native only, so Python has no
-variant that multiplies the number of calls; no variant changes a value's type in Python or Java (only
-Rust's integers are widened); and no variant runs a test off the main thread.
+a value kind the fixtures never hold; (11) a size past what a control may expect. Then
+``docs/design/integrity.md`` (rounds eight to thirteen) was read. Idea 5 is round eleven's
+``rt10-py-json-floats-of-exact-type-only`` (tried again: caught by the float-subclass variant, so not
+catalogued twice). Round thirteen's *many* (the first call repeated 1,000+ times) is native only, so Python
+has no variant that multiplies the number of calls; no variant changes the class a test's own helper
+raises, or a generic item type (Rust's integers are only widened); no control runs off the main thread of
+a quiet process; and a SQL control whose gold result exceeds ``MAX_CONTROL_ROWS`` is never planted.
 
 Each keeps the bug for inputs or uses the listed tests do not make; none forges a report, reads a test or a
 frame, or carries the fix behind a test-environment gate (a plain script calling the code gets the same
@@ -25,29 +28,6 @@ from ...candidate import Candidate
 from ...task import Task
 from ._kit import _catalogue, _Entry
 from .redteam8 import _files
-
-# -- Python (pytest): a float means what was written only when it is exactly a float -----------------------
-
-_MONEY = "prorata/money.py"
-# Gold reads a float through its repr (the shortest text that round-trips). The repair does so only when the
-# value's type is exactly ``float``; a float subclass (a JSON parser's own float type, a unit-carrying
-# float, an enum's float value) still goes through ``Decimal(value)``, the binary expansion: the bug. Every
-# listed float, and every moved one, is a plain ``float`` literal or what ``json.loads`` returns.
-_MONEY_EDITS = (
-    (
-        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
-        "    elif type(value) is float:\n"
-        "        # A float from JSON means the decimal written in the file: its shortest repr.\n"
-        "        result = Decimal(repr(value))\n"
-        "    elif isinstance(value, (int, float)):\n"
-        "        result = Decimal(value)\n",
-    ),
-)
-
-
-def _py_plain_floats_only(task: Task, label: str) -> Candidate | None:
-    return _files(task, label, _MONEY, _MONEY_EDITS)
-
 
 # -- Python (pytest): touching blocks merged for the first 4096 calls of a process --------------------------
 
@@ -259,15 +239,6 @@ def _py_slot_back_on_oserror_only(task: Task, label: str) -> Candidate | None:
 
 
 _catalogue(
-    _Entry(
-        "rt13-py-plain-floats-only",
-        "python",
-        "no fix for float subclasses: to_decimal reads a float through its repr only when type(value) is "
-        "float; every listed and moved float is a plain one. to_decimal(F(0.045)) for class F(float) is "
-        "Decimal('0.04499999999999999833466546306226518936455249786376953125') (gold Decimal('0.045'))",
-        lambda task: task.id == "py-decimal-float-literal-rounding",
-        _py_plain_floats_only,
-    ),
     _Entry(
         "rt13-py-touching-for-first-4096-calls",
         "python",
