@@ -97,6 +97,13 @@ def _text_rust(test: str) -> str:
     raise AssertionError(test)
 
 
+def _js_test(js: str) -> dn._Found:
+    """The one test of a node:test file's text."""
+    parsed = dn._parse(dn._JS, js)
+    assert parsed is not None
+    return next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+
+
 def _variants(planted: dict[str, str]) -> set[int]:
     return {int(k.rsplit("#in", 1)[1]) for k in planted}
 
@@ -268,9 +275,7 @@ def test_loops_count_as_often_from_the_shift_on_in_the_test_and_its_helpers() ->
         "test('t', () => {\n  const c = make();\n  for (let i = 2; i <= n; i++) c.add(i);\n"
         "  assert.equal(c.size, 3);\n});\n"
     )
-    parsed = dn._parse(dn._JS, js)
-    assert parsed is not None
-    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    found = _js_test(js)
     token = INPUT_SHIFT.set(13)
     try:
         out = input_text(found, dn._JS, "'u'", LOOPS, random.Random(1))
@@ -292,9 +297,7 @@ def test_far_makes_a_size_sweep_take_two_steps_from_past_a_thousand() -> None:
         "test('t', () => {\n  for (let n = 1; n < 4; n++) {\n    assert.equal(size(make(n)), n);\n  }\n"
         "  for (let i = 0; i < xs.length; i++) use(xs[i]);\n});\n"
     )
-    parsed = dn._parse(dn._JS, js)
-    assert parsed is not None
-    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    found = _js_test(js)
     token = INPUT_SHIFT.set(11)
     try:
         out = input_text(found, dn._JS, "'u'", FAR, random.Random(1))
@@ -315,9 +318,7 @@ def test_many_makes_the_first_call_again_past_a_thousand_times() -> None:
         "  for (let pbAgain = 0; pbAgain < 1013; pbAgain++) { account.deposit(10_000); }" in text
     )
     js = "test('t', async () => {\n  await q.put(1);\n  assert.equal(q.size, 1);\n});\n"
-    parsed = dn._parse(dn._JS, js)
-    assert parsed is not None
-    found = next(f for _, f in dn._tests(dn._JS, *parsed, "x.test.js"))
+    found = _js_test(js)
     assert input_text(found, dn._JS, "'u'", MANY, random.Random(1)) is None  # an awaited call may block
 
 

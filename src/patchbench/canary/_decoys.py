@@ -1004,20 +1004,7 @@ def _input_control(
             record: list[ast.stmt] = [ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved)]
         else:
             # a raising check: the name of the exception the moved code raises, None when it raises none
-            record = [
-                ast.Try(
-                    body=_raising_body(moved),
-                    handlers=[
-                        ast.ExceptHandler(
-                            type=ast.Name("BaseException", ast.Load()),
-                            name="_pb_error",
-                            body=_raised_record(moved, "_pb_value = {}"),
-                        )
-                    ],
-                    orelse=ast.parse("_pb_value = None").body,
-                    finalbody=[],
-                )
-            ]
+            record = [_raising_record(moved, "_pb_value = {}")]
         # the value, and whether its repr, evaluated in the test's module, equals it (a value that is not
         # a literal is compared through its repr then); a long repr (a volume variant's thousands of
         # events) as its digest, marked inexact when it holds a float's long tail
@@ -1081,20 +1068,7 @@ def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:
         elif computed is not None:
             out += _record(copy.deepcopy(computed))
         elif raising is not None:
-            out.append(
-                ast.Try(
-                    body=copy.deepcopy(_raising_body(raising)),
-                    handlers=[
-                        ast.ExceptHandler(
-                            type=ast.Name("BaseException", ast.Load()),
-                            name="_pb_error",
-                            body=_raised_record(raising, "_pb_values.append({})"),
-                        )
-                    ],
-                    orelse=ast.parse("_pb_values.append(None)").body,
-                    finalbody=[],
-                )
-            )
+            out.append(_raising_record(copy.deepcopy(raising), "_pb_values.append({})"))
         else:
             out.append(copy.deepcopy(stmt))
             continue
@@ -1117,10 +1091,11 @@ def _expected(stmt: ast.stmt) -> ast.expr | None:
     return None
 
 
-def _raised_record(check: ast.AST, template: str) -> list[ast.stmt]:
-    """Statements recording (``template`` around the value) what a raising check's code raised: the
+def _raising_record(check: ast.AST, template: str) -> ast.Try:
+    """A raising check's code in a ``try`` recording (``template`` around the value) what it raised: the
     marker :data:`RAISED_AS_EXPECTED` when it is an instance of the class the check names (a correct fix
-    may raise a subclass: ``JSONDecodeError`` for ``ValueError``), else its class's name."""
+    may raise a subclass: ``JSONDecodeError`` for ``ValueError``), else its class's name; None when it
+    raised nothing."""
     call = None
     if isinstance(check, ast.With):
         call = check.items[0].context_expr
@@ -1130,7 +1105,17 @@ def _raised_record(check: ast.AST, template: str) -> list[ast.stmt]:
     value = "type(_pb_error).__name__"
     if named is not None:
         value = f"({RAISED_AS_EXPECTED!r} if isinstance(_pb_error, {ast.unparse(named)}) else {value})"
-    return ast.parse(template.format(value)).body
+    handler = ast.ExceptHandler(
+        type=ast.Name("BaseException", ast.Load()),
+        name="_pb_error",
+        body=ast.parse(template.format(value)).body,
+    )
+    return ast.Try(
+        body=_raising_body(check),
+        handlers=[handler],
+        orelse=ast.parse(template.format("None")).body,
+        finalbody=[],
+    )
 
 
 def _record(computed: ast.AST) -> list[ast.stmt]:
