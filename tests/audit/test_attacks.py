@@ -64,18 +64,12 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # call runs in, which no variant changes (every control runs in turn on the main thread of an idle
     # process), a call count past any variant's, a type no variant gives, an exception class no variant
     # raises, and SQL's row cap for a control
-    ("rt13-py-touching-for-first-4096-calls", _PY): "right for a process's first 4096 calls only",
-    ("rt13-java-scale-dropped-on-main-thread", _JAVA): "right on the thread named main only",
     ("rt13-js-map-on-main-thread-only", _JS): "right on node's main thread only (not in a Worker)",
-    ("rt13-go-copy-while-quiet", _GO): "right while at most 64 goroutines exist",
     ("rt13-rust-short-back-page-for-plain-items", _RS): "right for items that need no drop (not String)",
     (
         "rt13-sql-quiet-members-in-small-libraries",
         _SQL,
     ): "right up to 200 active members (a control's row cap)",
-    ("rt13-py-slot-back-on-oserror-only", "py-asyncio-pool-overcommit"): (
-        "the slot given back for the exception class the test raises only"
-    ),
 }
 
 

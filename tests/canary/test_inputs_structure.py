@@ -15,6 +15,7 @@ import patchbench as pb
 from patchbench.canary import _decoys_native as dn
 from patchbench.canary._decoys import (
     ARITY,
+    BUSY,
     EXTEND,
     FAR,
     HELPERS,
@@ -22,6 +23,7 @@ from patchbench.canary._decoys import (
     LOOPS,
     MANY,
     MAX_INPUTS,
+    OFF_MAIN,
     REPEAT,
     REVERSE,
     SHRINK,
@@ -164,7 +166,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -366,3 +368,28 @@ def test_helper_copies_of_one_run_never_share_a_name() -> None:
         INPUT_SHIFT.reset(token)
     declared = [m for text in d.files.values() for m in re.findall(r"^func (chainPb\d+)\(", text, re.M)]
     assert len(declared) >= 2 and len(declared) == len(set(declared))
+
+
+def test_busy_parks_goroutines_for_as_long_as_the_copy_runs() -> None:
+    """Round fifteen (rt13-go-copy-while-quiet): extend() copying a parent's fields only while at most 64
+    goroutines run passed every variant (every control ran in a quiet process). Go copies park 1,000 +
+    shift goroutines from their first statement until they return."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", BUSY, shift=13)
+    head = text[text.index("{") + 1 : text.index("for depth")]
+    assert "pbParked := make(chan struct{}); defer close(pbParked)" in head
+    assert "for pbI := 0; pbI < 1013; pbI++ { go func() { <-pbParked }() }" in head
+
+
+def test_off_main_runs_a_java_copy_on_a_thread_of_its_own_and_throws_what_it_threw() -> None:
+    """Round fifteen (rt13-java-scale-dropped-on-main-thread): a key stripping trailing zeros only on the
+    thread named "main" passed every variant (JUnit runs every test there). The copy's statements, its
+    report included, run on a thread named like an executor's; what they throw is thrown again."""
+    test = "ReconcilerTest#settlesInvoiceBilledForFractionalHours"
+    text = _text("java", test, OFF_MAIN, shift=13)
+    start = text.index("new Thread(() -> { try {")
+    report = text.index('throw new AssertionError("pb-value:"')
+    end = text.index("catch (Throwable pbThrown)")
+    assert start < text.index("new Reconciler().reconcile(") < report < end
+    assert '}, "pool-7-thread-1"); pbRun13.start();' in text
+    assert "if (pbFail13[0] instanceof Error) throw (Error) pbFail13[0];" in text
+    assert OFF_MAIN in _variants(_planted("java")) and OFF_MAIN not in _variants(_planted("go"))

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from typing import cast
 
 import pytest
 
 from patchbench.canary import _decoys, _structure_py
 from patchbench.canary._decoys import (
+    ERRORS,
     EXTEND,
     FAR,
     HELPERS,
     INTERLEAVE,
     LOOPS,
+    MANY,
     REPEAT,
     REVERSE,
     SHRINK,
@@ -260,3 +263,73 @@ def test_wrap_passes_a_function_given_by_name_as_a_plain_lambda() -> None:
     assert not inspect.iscoroutinefunction(wrap(factory)) and inspect.iscoroutine(coro)
     coro.close()
     assert wrap(3) == 3 and wrap(len) is len  # not a Python function: passed as it is
+
+
+def test_many_makes_the_checked_call_past_eight_thousand_times_within_a_budget() -> None:
+    """Round fifteen (rt13-py-touching-for-first-4096-calls): a merge right for a process's first 4,096
+    calls only met no later call (Python had no many variant). The checked call is made 8,000 + 8 x shift
+    times, or as often as half a second allows; its last value is recorded. An awaited check gets none."""
+    text = _control(MANY)
+    assert text is not None
+    assert "for _pb_again in range(8104):\n        _pb_value = total(cart, ['gift', 2])" in text
+    assert "if __import__('time').monotonic() > _pb_until:\n            break" in text
+    fn = ast.parse("async def test_x():\n    assert await fetch(1) == 2\n").body[0]
+    assert _decoys._input_control(cast(ast.FunctionDef, fn), "test_y", MANY, {}, {}) is None
+    # a check without a call makes nothing again
+    fn = ast.parse("def test_x():\n    x = make()\n    assert x.size == 2\n").body[0]
+    assert _decoys._input_control(cast(ast.FunctionDef, fn), "test_y", MANY, {}, {}) is None
+
+
+_RAISING = textwrap.dedent(
+    """
+    def make_factory(fail_first):
+        calls = []
+        async def factory():
+            calls.append(1)
+            if len(calls) <= fail_first:
+                raise ConnectionError("refused")
+            return object()
+        return factory
+
+    def test_failed_connect_gives_the_slot_back():
+        pool = Pool(make_factory(1), max_size=1)
+        try:
+            pool.acquire()
+        except ConnectionError:
+            pass
+        assert pool.size == 0
+        assert isinstance(pool.last_error, ConnectionError)
+    """
+)
+
+
+def test_errors_replace_the_class_the_tests_own_code_raises_in_the_test_and_its_helpers() -> None:
+    """Round fifteen (rt13-py-slot-back-on-oserror-only): a pool giving a reserved slot back only when the
+    connect fails with an OSError passed, as the listed test's factory raises ConnectionError. The variant
+    binds a fresh class (deriving from Exception alone, named otherwise), and the helper's copy, the
+    test's except and its later checks all name it; a class the test only catches is left."""
+    tree = ast.parse(_RAISING)
+    fn = tree.body[1]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", ERRORS, {}, _structure_py.module_helpers(tree))
+    assert out is not None
+    text = ast.unparse(out)
+    assert "_pb_error_ConnectionError = type('ProtocolError', (Exception,), {'__module__': 'driver'})" in text
+    assert "def make_factory(fail_first):" in text  # the helper's copy, defined in the control
+    assert "raise _pb_error_ConnectionError('refused')" in text
+    assert "except _pb_error_ConnectionError:" in text
+    assert "isinstance(pool.last_error, _pb_error_ConnectionError)" in text  # a later check
+    assert "ConnectionError)" not in text.replace("_pb_error_ConnectionError", "")
+    # the class is no OSError, and its name is none of a built-in's
+    made: dict[str, object] = {}
+    exec("_pb_error_ConnectionError = type('Fault', (Exception,), {'__module__': 'driver'})", made)
+    cls = made["_pb_error_ConnectionError"]
+    assert isinstance(cls, type) and not issubclass(cls, OSError) and issubclass(cls, Exception)
+    # nothing raised by the test's own code (the code under test raises): no variant
+    plain = ast.parse("def test_x():\n    with pytest.raises(ValueError):\n        parse('x')\n").body[0]
+    assert _decoys._input_control(cast(ast.FunctionDef, plain), "test_y", ERRORS, {}, {}) is None
+    # a test's own failure is never replaced
+    failing = ast.parse(
+        "def test_x():\n    if f() != 2:\n        raise AssertionError('no')\n    assert g() == 1\n"
+    )
+    assert _decoys._input_control(cast(ast.FunctionDef, failing.body[0]), "test_y", ERRORS, {}, {}) is None

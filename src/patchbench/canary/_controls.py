@@ -18,7 +18,16 @@ from typing import Any
 
 from ..results import TestResult
 from ..task import Task
-from ._decoys import INPUT_KEY, MULTI_MARK, RETYPE, STRUCTURAL, checked_values, is_input_key, reported_value
+from ._decoys import (
+    ERRORS,
+    INPUT_KEY,
+    MULTI_MARK,
+    RETYPE,
+    STRUCTURAL,
+    checked_values,
+    is_input_key,
+    reported_value,
+)
 from ._inputs_native import native_value
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
@@ -59,6 +68,9 @@ def learn_controls(
             # the same blocks): what it tests is the structure, not the value; a retyped one (a float
             # subclass) the type
             structural = int(key.rsplit(INPUT_KEY, 1)[1]) in (*STRUCTURAL, RETYPE)
+            # an errors variant is kept where the buggy code agrees with gold too (round fifteen): it
+            # guards what a pass-to-pass test covers, which a repair may break for another class of error
+            informative = informative or (value is not None and int(key.rsplit(INPUT_KEY, 1)[1]) == ERRORS)
             # a control runs in every run: one whose probe took a second (a wide integer sizing a list
             # of millions, printed whole) would cost every run that much (round twelve: rs-feed's gold
             # run went from 0.5 s to 7 s)

@@ -30,6 +30,8 @@ MAX_DECOYS = 3
 #: At most this many control copies per run, and probes per calibration run.
 MAX_COPIES = 2
 MAX_PROBES = 6
+#: Probes of pass-to-pass tests' *errors* variants a calibration plants (each planted twice).
+PASSING_PROBES = 16
 
 
 _SKIP_DECORATORS = re.compile(r"skip|xfail|flaky|repeat")
@@ -346,12 +348,18 @@ def plan_decoys(
     names: list[str] = []
     eligible = 0
     done: set[tuple[str, str]] = set()
+    passing_keys: set[str] = set()
     ids = list(task.fail_to_pass)
+    # the pass-to-pass tests get the errors variant only (round fifteen: a repair that gives a slot back
+    # for the class of error a pass-to-pass test raises only), after every fail-to-pass test
+    kept = [i for i in task.pass_to_pass if i not in set(ids)] if inputs else []
     if probe and inputs:
         # which tests the probe budget reaches is drawn per calibration (kept on the host: see the native
         # planner)
         rng.shuffle(ids)
-    for test_id in ids:
+        rng.shuffle(kept)
+    for test_id in [*ids, *kept]:
+        passing = test_id not in ids
         file, _, rest = test_id.partition("::")
         if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
             file, rest = "", test_id
@@ -377,7 +385,7 @@ def plan_decoys(
         key = f"{host.path}::{rest}"
         indent = " " * fn.col_offset
         exact = sum(not is_input_key(k) for k in probes.values())  # input variants have their own limit
-        if (probe and exact < MAX_PROBES) or key in chosen:
+        if not passing and ((probe and exact < MAX_PROBES) or key in chosen):
             # An exact copy under another name: it passes wherever the original does (the calibration
             # checks that on the gold patch), so only code that tells the two apart can fail it.
             twin = _split_checks(copy.deepcopy(fn), _draw("_pb_seen", text, rng, taken))
@@ -389,11 +397,10 @@ def plan_decoys(
             else:
                 copies.append(twin.name)
                 control_keys[twin.name] = key
+        # the single moves last: the probe limit cuts them first
+        variants = (*SEVERAL, *STRUCTURAL, *range(FIRST_SINGLE, FIRST_SINGLE + MAX_MOVES))
         for which in (
-            # the single moves last: the probe limit cuts them first
-            (*SEVERAL, *STRUCTURAL, *range(FIRST_SINGLE, FIRST_SINGLE + MAX_MOVES))
-            if inputs and not (probe and not PROBE_INPUTS.get())
-            else ()
+            ((ERRORS,) if passing else variants) if inputs and not (probe and not PROBE_INPUTS.get()) else ()
         ):
             # The same check on other inputs (several literals at once, or one; see _literal_moves): the
             # probe (twice, to see that the value is stable) reports what the code returns there; the
@@ -403,8 +410,12 @@ def plan_decoys(
             if probe and PROBE_INPUTS.get() < 3 and which in LEVEL_THREE:
                 continue
             ikey = f"{key}{INPUT_KEY}{which}"
-            if not ((probe and sum(map(is_input_key, probes.values())) < 16 * MAX_PROBES) or ikey in chosen):
+            # (the pass-to-pass tests come after every fail-to-pass one, with a budget of their own)
+            spent = sum(k in passing_keys if passing else is_input_key(k) for k in probes.values())
+            if not ((probe and spent < (PASSING_PROBES if passing else 16 * MAX_PROBES)) or ikey in chosen):
                 continue
+            if passing:
+                passing_keys.add(ikey)
             # planted as the probe itself, graded by the host: gold's value is never written into the
             # sandbox (an oracle reading the control's source would find it there)
             for _ in range(2 if probe else 1):
@@ -426,6 +437,8 @@ def plan_decoys(
                 else:
                     copies.append(moved_fn.name)
                     control_keys[moved_fn.name] = ikey
+        if passing:
+            continue
         name = _draw(fn.name, text, rng, taken)
         decoy = _decoy_function(fn, name)
         if decoy is None:
@@ -544,13 +557,24 @@ PRECISE = TYPES + 1
 #: The first call a test makes as a statement of its own made again, unmoved, past a thousand times in a
 #: loop (round thirteen, rt12-ts-short-histories-replayed-after-construction: repeat makes it once to
 #: three times more, so code right only for histories of up to 100 events met no longer one; see
-#: :func:`._respell.many_times`). Structural, at level 3 (it may run long); not Python, whose tests'
-#: first calls acquire, connect and wait more often than native ones.
+#: :func:`._respell.many_times`). Structural, at level 3 (it may run long). Python (round fifteen,
+#: rt13-py-touching-for-first-4096-calls): the checked call itself made past eight thousand times, for
+#: at most half a second (a test's first statements acquire, connect and wait more often than native
+#: ones: never an awaited check; see :func:`._structure_py.made_many_times`).
 MANY = PRECISE + 1
+#: Round fifteen (rt13-*): the context a call runs in, which no variant changed (every control ran in turn
+#: on the main thread of a quiet process). **busy** (Go): goroutines parked for as long as the control runs
+#: (see :func:`._inputs_structure._busy`); **off main** (Java: the test's statements run on a thread of
+#: their own; node: in a ``worker_threads`` Worker; see :mod:`._inputs_structure`); **errors** (Python):
+#: every built-in exception class the test's own code raises (its helpers, a factory it passes) replaced,
+#: in the test and in copies of its helpers, by a class of the same name that derives from ``Exception``
+#: alone (see :func:`._structure_py.errors_replaced`): code right only for the class the listed test raises
+#: (an ``OSError``) meets another. Structural; busy and off main at level 3 (a copy may not build).
+BUSY, OFF_MAIN, ERRORS = MANY + 1, MANY + 2, MANY + 3
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
-LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY)  # fmt: skip
+LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN)  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
 #: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
@@ -559,7 +583,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES, MANY,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -923,8 +947,17 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
-        if which == MANY:
-            return None  # native only: a Python call made a thousand times more may block (a pool's acquire)
+        if which == MANY:  # the checked call made again, in the record (see _input_control); never awaited
+            again = isinstance(checked, ast.expr) and any(isinstance(n, ast.Call) for n in ast.walk(checked))
+            waits = any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(checked))
+            return (setup, checked) if again and not waits else None
+        if which == ERRORS:
+            roots = [*setup, checked]
+            raised = _structure_py.raised_builtins(roots, helpers or {})
+            if not raised:
+                return None
+            defs = _structure_py.errors_replaced(roots, helpers or {}, raised)
+            return ([*_structure_py.error_classes(raised), *defs, *setup], checked)
         if which == REPEAT:
             return (setup, checked) if _structure_py.repeat(setup) else None
         if which == TABLES:
@@ -1001,7 +1034,10 @@ def _input_control(
             return None
         setup, moved = made
         if isinstance(moved, ast.expr):
-            record: list[ast.stmt] = [ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved)]
+            value = ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved)
+            record: list[ast.stmt] = [value]
+            if which == MANY:  # the checked call past eight thousand times, for at most MANY_BUDGET_S
+                record = _structure_py.made_many_times(value)
         else:
             # a raising check: the name of the exception the moved code raises, None when it raises none
             record = [_raising_record(moved, "_pb_value = {}")]
@@ -1017,6 +1053,10 @@ def _input_control(
             ".encode('utf-8', 'backslashreplace')).hexdigest()))"
         ).body
         later = _later_checks(fn.body[i + 1 :]) if which not in FIRST_CHECK_ONLY else []
+        if which == ERRORS and later:  # the later checks name the replaced classes too (except, isinstance)
+            later = copy.deepcopy(later)
+            raised = _structure_py.raised_builtins([*fn.body[:i], checked], helpers or {})
+            _structure_py.rename_errors(later, raised)
         if later:
             # the checks after the first record what they check too (round thirteen: a fee the moves
             # scaled was read by the test's second check only), each reported on its own

@@ -44,6 +44,12 @@ every moved variant as it answers the listed test. These variants change the str
   (``Vec<u32>`` -> ``Vec<u128>``): code right only for the types the listed tests use (a repair keyed on
   ``type_name::<T>()``) meets another. The only structural variant Rust gets (level 3: a test calling a
   helper of its file that names such a type is left, but a copy may still not build).
+- **busy** (:data:`BUSY`; Go, round fifteen): past a thousand goroutines parked from the copy's first
+  statement until it returns: code right only while the process runs few goroutines meets a busy one;
+- **off main** (:data:`OFF_MAIN`; Java, round fifteen): the copy's statements run on a thread of their
+  own, named like an executor's worker, and what they throw is thrown again on the test's thread: code
+  right only on the thread named ``main`` meets another (level 3: a lambda cannot capture a parameter
+  the test assigns).
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
@@ -64,6 +70,7 @@ from functools import partial
 
 from ._decoys import (
     ARITY,
+    BUSY,
     DOUBLE,
     EXTEND,
     FAR,
@@ -71,6 +78,7 @@ from ._decoys import (
     KINDS,
     LOOPS,
     MANY,
+    OFF_MAIN,
     REPEAT,
     REVERSE,
     SHRINK,
@@ -261,6 +269,37 @@ def _repeat(
         again = "".join(f"\n{indent}{_moved_text(src, stmt, lang, k)[0]}" for k in range(1, copies() + 1))
         return [(stmt.end_byte, stmt.end_byte, again)]
     return []
+
+
+def _busy(found: _Found) -> _Edits:
+    """Go's *busy* (:data:`BUSY`): goroutines parked from the copy's first statement until it returns, past a
+    thousand by the shift (code right only while the process runs few goroutines meets a busy one)."""
+    n, at = many_times(), found.body.start_byte + 1
+    return [
+        (at, at, f"\n\tpbParked := make(chan struct{{}}); defer close(pbParked)"
+         f"\n\tfor pbI := 0; pbI < {n}; pbI++ {{ go func() {{ <-pbParked }}() }}")
+    ]  # fmt: skip
+
+
+def _off_main(found: _Found) -> _Edits:
+    """Java's *off main* (:data:`OFF_MAIN`): the copy's statements run on a thread of their own, named like
+    an executor's worker; what they throw is thrown again on the test's thread (an ``Error`` or unchecked
+    exception as it is, a checked one wrapped), so the value reported is the same. A test whose parameter a
+    statement assigns does not build (a lambda captures it): the variant is at level 3."""
+    shift = INPUT_SHIFT.get()
+    run, fail = f"pbRun{shift}", f"pbFail{shift}"
+    start, end = found.body.start_byte + 1, found.body.end_byte - 1
+    head = f"\nfinal Throwable[] {fail} = {{null}}; Thread {run} = new Thread(() -> {{ try {{"
+    tail = (
+        f'\n}} catch (Throwable pbThrown) {{ {fail}[0] = pbThrown; }} }}, "pool-{1 + shift % 7}-thread-1");'
+        f" {run}.start();"
+        f" try {{ {run}.join(); }}"
+        f" catch (InterruptedException pbStop) {{ throw new IllegalStateException(pbStop); }}"
+        f" if ({fail}[0] instanceof Error) throw (Error) {fail}[0];"
+        f" if ({fail}[0] instanceof RuntimeException) throw (RuntimeException) {fail}[0];"
+        f" if ({fail}[0] != null) throw new IllegalStateException({fail}[0]);\n"
+    )
+    return [(start, start, head), (end, end, tail)]
 
 
 def _root(node: Node) -> Node:
@@ -587,6 +626,10 @@ def structural(
     many = _repeat(found, lang, checks, report_at, fails, many=True) if PROBE_INPUTS.get() >= 3 else []
     if many:
         out[MANY] = (many, [])
+    if lang.grammar == "go" and PROBE_INPUTS.get() >= 3:
+        out[BUSY] = (_busy(found), [])
+    if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
+        out[OFF_MAIN] = (_off_main(found), [])
     changes = [(HELPERS, _strings_moved), (TABLES, _tables_extended)]
     # Go: a cut element may hold a variable's only use, and a method named like a variadic one may not
     # be: either does not compile, so they are probed first, on their own level (see the module's doc)

@@ -308,6 +308,12 @@ def many_times() -> int:
     return FAR_BASE + INPUT_SHIFT.get()
 
 
+def many_calls() -> int:
+    """How many times a Python :data:`MANY` control makes its checked call: past eight thousand by the
+    shift (a test process makes a few hundred at most; round fifteen's repair was right for 4,096)."""
+    return 8 * FAR_BASE + 8 * INPUT_SHIFT.get()
+
+
 def far_start() -> int:
     """Where a :data:`FAR` variant's counting loops start (see :data:`FAR_BASE`)."""
     return FAR_BASE + 8 * INPUT_SHIFT.get()

@@ -371,3 +371,97 @@ def helper_copies(
         elif sum(move_constants(stmt, 1, numbers=False) for stmt in body):
             out.append(again)
     return out
+
+
+#: How long a :data:`._decoys.MANY` control makes its checked call again, at most (a slow call is made
+#: fewer times; the value it records is the last call's either way).
+MANY_BUDGET_S = 0.5
+
+
+def made_many_times(record: ast.Assign) -> list[ast.stmt]:
+    """``record`` (``_pb_value = <the checked call>``) made :func:`._respell.many_calls` times in a loop,
+    for at most :data:`MANY_BUDGET_S` (Python's *many*, round fifteen: a repair right for a process's
+    first 4,096 calls only met no later one)."""
+    loop = ast.parse(
+        f"_pb_until = __import__('time').monotonic() + {MANY_BUDGET_S}\n"
+        f"for _pb_again in range({_respell.many_calls()}):\n"
+        "    _pb_value = None\n"
+        "    if __import__('time').monotonic() > _pb_until:\n"
+        "        break\n"
+    ).body
+    body = cast(ast.For, loop[1]).body
+    body[0] = record
+    return loop
+
+
+#: Built-in exception classes an *errors* variant leaves as they are: a test's own failure, and the ones
+#: that steer iteration or shutdown (and the roots, which a class deriving from ``Exception`` still is).
+_KEPT_ERRORS = frozenset({
+    "AssertionError", "StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt",
+    "SystemExit", "Exception", "BaseException",
+})  # fmt: skip
+#: Names an *errors* variant's classes are drawn from (by the secret shift): none a built-in's.
+_ERROR_NAMES = ("DriverError", "ProtocolError", "RemoteError", "BackendError", "UpstreamError", "Fault")
+
+
+def _builtin_error(name: str) -> bool:
+    import builtins
+
+    cls = getattr(builtins, name, None)
+    return isinstance(cls, type) and issubclass(cls, BaseException) and name not in _KEPT_ERRORS
+
+
+def raised_builtins(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) -> list[str]:
+    """The built-in exception classes raised by name (``raise ConnectionError(..)``) under ``roots`` and in
+    the helpers of the module they call, sorted."""
+    called = [
+        helpers[n.func.id]
+        for root in roots
+        for n in ast.walk(root)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
+    ]
+    out: set[str] = set()
+    for root in [*roots, *called]:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Raise) and n.exc is not None:
+                exc = n.exc.func if isinstance(n.exc, ast.Call) else n.exc
+                if isinstance(exc, ast.Name) and _builtin_error(exc.id):
+                    out.add(exc.id)
+    return sorted(out)
+
+
+def _error_var(name: str) -> str:
+    return f"_pb_error_{name}"
+
+
+def error_classes(raised: list[str]) -> list[ast.stmt]:
+    """Statements binding a fresh class for each of ``raised``: derived from ``Exception`` alone (not an
+    ``OSError``, not a ``LookupError``), named from :data:`_ERROR_NAMES` by the shift and the class's place,
+    of a module that is not the test's."""
+    out: list[ast.stmt] = []
+    for k, name in enumerate(raised):
+        drawn = _ERROR_NAMES[(INPUT_SHIFT.get() + k) % len(_ERROR_NAMES)]
+        made = f"type({drawn!r}, (Exception,), {{'__module__': 'driver'}})"
+        out += ast.parse(f"{_error_var(name)} = {made}").body
+    return out
+
+
+def rename_errors(nodes: list[ast.stmt], raised: list[str]) -> bool:
+    """Every read of one of ``raised`` under ``nodes`` made a read of its replacement (see
+    :func:`error_classes`), in place; whether any was."""
+    changed = False
+    for root in nodes:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in raised:
+                n.id = _error_var(n.id)
+                changed = True
+    return changed
+
+
+def errors_replaced(
+    roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef], raised: list[str]
+) -> list[ast.stmt]:
+    """The *errors* variant (:data:`._decoys.ERRORS`): ``raised`` replaced under ``roots`` in place, and
+    the copies of the helpers they call that name one (defined again, so the control calls the copies)."""
+    rename_errors(cast(list[ast.stmt], roots), raised)
+    return helper_copies(roots, helpers, lambda body: rename_errors(list(body), raised))
