@@ -60,11 +60,8 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt12-rust-back-page-first-up-to-a-million", _RS): (
         "a size threshold past what the cost guard lets a Rust control print (2^20 entries)"
     ),
-    # round fourteen (found at the end of the session that closed round thirteen's four): the context a
-    # call runs in, which no variant changes (every control runs in turn on the main thread of an idle
-    # process), a call count past any variant's, a type no variant gives, an exception class no variant
-    # raises, and SQL's row cap for a control
-    ("rt13-js-map-on-main-thread-only", _JS): "right on node's main thread only (not in a Worker)",
+    # round fourteen (five of its seven closed in round fifteen: busy, off main, many and errors): a type
+    # no variant gives, and the rows a SQL control can learn (a probe reads them from sqltap's report)
     ("rt13-rust-short-back-page-for-plain-items", _RS): "right for items that need no drop (not String)",
     (
         "rt13-sql-quiet-members-in-small-libraries",

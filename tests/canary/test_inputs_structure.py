@@ -6,7 +6,10 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+import shutil
+import subprocess
 import traceback
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -393,3 +396,62 @@ def test_off_main_runs_a_java_copy_on_a_thread_of_its_own_and_throws_what_it_thr
     assert '}, "pool-7-thread-1"); pbRun13.start();' in text
     assert "if (pbFail13[0] instanceof Error) throw (Error) pbFail13[0];" in text
     assert OFF_MAIN in _variants(_planted("java")) and OFF_MAIN not in _variants(_planted("go"))
+
+
+_WORKER_TEST = (
+    "import assert from 'node:assert/strict';\n"
+    "import { test } from 'node:test';\n"
+    "import * as where from '../src/where.js';\n"
+    "import { label as name } from '../src/where.js';\n\n"
+    "function twice(x) {\n  return [x, x];\n}\n\n"
+    "test('runs here', () => {\n  assert.deepEqual(twice(name()), ['main', 'main']);\n"
+    "  assert.equal(where.label(), 'main');\n});\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_off_main_runs_a_node_copy_in_a_worker_and_throws_its_report_on_the_main_thread(
+    tmp_path: Path,
+) -> None:
+    """Round fifteen (rt13-js-map-on-main-thread-only): a table keeping its rows in a Map only when
+    ``isMainThread`` passed every variant (node runs every test on its main thread). The copy's statements
+    run in a worker_threads Worker with the file's imports (default, namespace, renamed) made again there
+    and its functions defined again; the report it throws there fails the copy on the main thread."""
+    found = _js_test(_WORKER_TEST)
+    token, level = INPUT_SHIFT.set(13), PROBE_INPUTS.set(3)
+    try:
+        copy = input_text(found, dn._JS, "'runs here again'", OFF_MAIN, random.Random(1))
+    finally:
+        INPUT_SHIFT.reset(token)
+        PROBE_INPUTS.reset(level)
+    assert copy is not None and copy.startswith("test('runs here again', async () => {")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "where.js").write_text(
+        "import { isMainThread } from 'node:worker_threads';\n"
+        "export function label() {\n  return isMainThread ? 'main' : 'worker';\n}\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "w.test.js").write_text(_WORKER_TEST + "\n" + copy + "\n")
+    done = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", "tests/w.test.js"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert "ok 1 - runs here" in out and "not ok 2 - runs here again" in out
+    value = out[out.index(VALUE_MARK) : out.index(":pb-end")]
+    # both checks recorded in the Worker: the label it gave there, beside the listed expectation
+    assert '[\\\\"worker\\\\",\\\\"worker\\\\"]' in value and '\\\\"main\\\\"' in value
+    # a test taking the test context, or a file that is not an ES module, gets no such copy
+    with_context = _js_test(_WORKER_TEST.replace("test('runs here', () =>", "test('runs here', (t) =>"))
+    common = _js_test(
+        _WORKER_TEST.replace("import assert from 'node:assert/strict';", "const assert = require('x');")
+        .replace("import { test } from 'node:test';\n", "")
+        .replace("import * as where from '../src/where.js';\n", "")
+        .replace("import { label as name } from '../src/where.js';\n", "")
+    )
+    token = PROBE_INPUTS.set(3)
+    try:
+        for found in (with_context, common):
+            assert input_text(found, dn._JS, "'u'", OFF_MAIN, random.Random(1)) is None
+    finally:
+        PROBE_INPUTS.reset(token)

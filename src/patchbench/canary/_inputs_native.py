@@ -40,6 +40,7 @@ from ._decoys import (
     LATE,
     NEGATE,
     NEGATE_REST,
+    OFF_MAIN,
     PRECISE,
     RESPELL,
     SCALE_DECIMALS,
@@ -65,7 +66,7 @@ from ._decoys_native import (
     _t,
     _walk,
 )
-from ._inputs_structure import structural
+from ._inputs_structure import in_worker, structural
 from ._probing import INPUT_SHIFT
 
 #: The moved literals probed per test (the nearest to the checks first), and the tests probed per task (a
@@ -665,6 +666,8 @@ def input_text(found: _Found, lang: _Lang, new_name: str, which: int, rng: rando
     edits.append((body_open, body_open, f"\n{indent}{_declare(lang, var)}"))
     edits.append((found.name.start_byte, found.name.end_byte, new_name))
     copy = _edited(found, edits)
+    if copy is not None and which == OFF_MAIN and lang.grammar == "javascript":
+        copy = in_worker(found, copy)  # its statements in a Worker (see _inputs_structure)
     if copy is None or not items:
         return copy
     # the helpers' copies (structural variant): before the test in node (a top-level test may start before

@@ -46,10 +46,11 @@ every moved variant as it answers the listed test. These variants change the str
   helper of its file that names such a type is left, but a copy may still not build).
 - **busy** (:data:`BUSY`; Go, round fifteen): past a thousand goroutines parked from the copy's first
   statement until it returns: code right only while the process runs few goroutines meets a busy one;
-- **off main** (:data:`OFF_MAIN`; Java, round fifteen): the copy's statements run on a thread of their
-  own, named like an executor's worker, and what they throw is thrown again on the test's thread: code
-  right only on the thread named ``main`` meets another (level 3: a lambda cannot capture a parameter
-  the test assigns).
+- **off main** (:data:`OFF_MAIN`; Java and node, round fifteen): the copy's statements run on a thread
+  of their own (Java: named like an executor's worker; node: a ``worker_threads`` Worker given the file's
+  imports, functions and constants again, ES modules only, not TypeScript, which is compiled first), and
+  what they throw is thrown again on the test's thread: code right only on the main thread meets
+  another (level 3: a Java lambda cannot capture a parameter the test assigns).
 
 They are calibrated like every variant (gold twice, stable, comparable, not the buggy code's value), so one
 that breaks the test (a repeated call that must happen once, a list whose length is checked) is simply not
@@ -63,6 +64,7 @@ not build with them tries again without them (level 2).
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -300,6 +302,94 @@ def _off_main(found: _Found) -> _Edits:
         f" if ({fail}[0] != null) throw new IllegalStateException({fail}[0]);\n"
     )
     return [(start, start, head), (end, end, tail)]
+
+
+#: Where a node copy's statements start and end, for :func:`in_worker` (markers the planner writes and
+#: replaces: never planted).
+_WORKER_START, _WORKER_END = "/*pb-worker{*/", "/*}pb-worker*/"
+_TOP_DECLARATIONS = frozenset({
+    "function_declaration", "generator_function_declaration", "class_declaration", "lexical_declaration",
+    "variable_declaration",
+})  # fmt: skip
+
+
+def _off_main_js(found: _Found) -> _Edits:
+    """node's *off main* (:data:`OFF_MAIN`): the copy's statements marked for :func:`in_worker`, the test's
+    function made ``async``; nothing for a test whose function takes the test context (a Worker has none)
+    or a file that is not an ES module (its imports are what the Worker imports again)."""
+    fn = found.body.parent
+    if fn is None or fn.child_by_field_name("parameter") is not None:
+        return []
+    params = fn.child_by_field_name("parameters")
+    if params is not None and params.named_children:
+        return []
+    if not any(n.type == "import_statement" for n in _root(found.fn).named_children):
+        return []
+    s, e = found.body.start_byte, found.body.end_byte - 1
+    out = [(s, s + 1, "{" + _WORKER_START), (e, e, _WORKER_END)]
+    if not _t(found.src, fn).startswith("async"):
+        out.append((fn.start_byte, fn.start_byte, "async "))
+    return out
+
+
+def _dynamic_import(src: bytes, item: Node) -> str:
+    """An ``import`` declaration as the statements importing the same names at run time (a relative module
+    resolved against the test file's URL, which the Worker is given)."""
+    source = item.child_by_field_name("source")
+    spec = _t(src, source)[1:-1] if source is not None else ""
+    target = f"new URL({json.dumps(spec)}, pbData).href" if spec.startswith((".", "/")) else json.dumps(spec)
+    module = f"pbModule{item.start_byte}"
+    out = [f"const {module} = await import({target});"]
+    clause = next((c for c in item.named_children if c.type == "import_clause"), None)
+    for part in clause.named_children if clause is not None else []:
+        if part.type == "identifier":
+            out.append(f"const {_t(src, part)} = {module}.default;")
+        elif part.type == "namespace_import":
+            names = [c for c in part.named_children if c.type == "identifier"]
+            if names:
+                out.append(f"const {_t(src, names[-1])} = {module};")
+        elif part.type == "named_imports":
+            pairs = []
+            for spec_node in part.named_children:
+                name, alias = spec_node.child_by_field_name("name"), spec_node.child_by_field_name("alias")
+                if name is not None:
+                    pairs.append(_t(src, name) + (f": {_t(src, alias)}" if alias is not None else ""))
+            out.append(f"const {{ {', '.join(pairs)} }} = {module};")
+    return " ".join(out)
+
+
+def in_worker(found: _Found, copy: str) -> str | None:
+    """A node copy (marked by :func:`_off_main_js`) whose statements run in a ``worker_threads`` Worker:
+    the file's imports made again there, its functions, classes and constants defined again, then the
+    statements; what they throw (the report) is posted back and thrown again, with its message, on the
+    main thread. None when the copy holds no marks."""
+    a, b = copy.find(_WORKER_START), copy.find(_WORKER_END)
+    if a < 0 or b < a:
+        return None
+    src = found.src
+    prelude = []
+    for item in _root(found.fn).named_children:
+        if item.type == "import_statement":
+            prelude.append(_dynamic_import(src, item))
+        elif item.type in _TOP_DECLARATIONS:
+            prelude.append(_t(src, item))
+    code = (
+        "const { parentPort: pbPort, workerData: pbData } = require('node:worker_threads');\n"
+        "(async () => {\n" + "\n".join(prelude) + "\n" + copy[a + len(_WORKER_START) : b] + "\n})().then("
+        "() => pbPort.postMessage(null), "
+        "(e) => pbPort.postMessage("
+        "String(e !== null && typeof e === 'object' && 'message' in e ? e.message : e)));\n"
+    )
+    launcher = (
+        "\n  const { Worker: PbWorker } = await import('node:worker_threads');\n"
+        "  const pbMessage = await new Promise((pbDone, pbFailed) => {\n"
+        f"    const pbWorker = new PbWorker({json.dumps(code)},"
+        " { eval: true, workerData: import.meta.url });\n"
+        "    pbWorker.once('message', pbDone);\n    pbWorker.once('error', pbFailed);\n"
+        "    pbWorker.once('exit', () => pbDone(null));\n  });\n"
+        "  if (pbMessage !== null) throw new Error(pbMessage);\n"
+    )
+    return copy[:a] + launcher + copy[b + len(_WORKER_END) :]
 
 
 def _root(node: Node) -> Node:
@@ -630,6 +720,10 @@ def structural(
         out[BUSY] = (_busy(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
+    if lang.grammar == "javascript" and PROBE_INPUTS.get() >= 3:
+        worker = _off_main_js(found)
+        if worker:
+            out[OFF_MAIN] = (worker, [])
     changes = [(HELPERS, _strings_moved), (TABLES, _tables_extended)]
     # Go: a cut element may hold a variable's only use, and a method named like a variadic one may not
     # be: either does not compile, so they are probed first, on their own level (see the module's doc)
