@@ -176,6 +176,80 @@ def _ts_replay_after_construction_in_first_30s(task: Task, label: str) -> Candid
     return _files(task, label, _AGGREGATE, _AGGREGATE_EDITS)
 
 
+# -- Go: derived loggers copy their parent's fields unless they write straight to a file -------------------
+
+_LOGGER = "logger.go"
+# Every test logs into a ``bytes.Buffer`` (``newLogger``; *helpers* copies the helper with its strings moved,
+# the writer's type kept), and so does every control. A derivation caps the parent's fields at their length
+# (a full slice expression, so append copies: gold's effect) unless the logger writes to an ``*os.File``,
+# where it appends in place as before. A service logging to ``os.Stderr`` or a log file, the way loggers run
+# in production, gets siblings that clobber each other's fields again, one goroutine or many.
+_LOGGER_EDITS = (
+    ('import (\n\t"io"\n', 'import (\n\t"io"\n\t"os"\n'),
+    (
+        "\tchild.fields = extend(l.fields, kv)\n",
+        "\tchild.fields = extend(l.own(), kv)\n",
+    ),
+    (
+        "\tfields := extend(l.fields, kv)\n",
+        "\tfields := extend(l.own(), kv)\n",
+    ),
+    (
+        "// Named returns a logger whose entries carry component=name.\n",
+        "// own returns l's fields capped at their length, so that extending them copies them; a logger\n"
+        "// that writes straight to a file extends them in place.\n"
+        "func (l *Logger) own() []Field {\n"
+        "\tif _, direct := l.out.w.(*os.File); direct {\n"
+        "\t\treturn l.fields\n"
+        "\t}\n"
+        "\treturn l.fields[:len(l.fields):len(l.fields)]\n"
+        "}\n\n"
+        "// Named returns a logger whose entries carry component=name.\n",
+    ),
+)
+
+
+def _go_copy_unless_writing_to_a_file(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _LOGGER, _LOGGER_EDITS)
+
+
+# -- Python (TAP): a CR at a chunk's end held for the next chunk only when the stream is a list ------------
+
+_PARSER = "ssefeed/parser.py"
+# Every fail-to-pass test parses a stream written out as a list of chunks (``parse(chunks)`` ->
+# ``iter_events(list)``), and so does every control: the moves change the chunks, how many there are and how
+# long (*volume*), never the container (no variant passes an iterator or a generator). iter_events holds a
+# CR that ends a chunk until the next chunk arrives (so a CRLF split between two chunks is one line
+# ending) only when the stream is a list or a tuple; a stream read as it arrives (``iter_events(response)``,
+# a generator) splits CRLF across chunks into two line endings as before, and so does
+# ``EventStreamParser.feed``.
+_PARSER_EDITS = (
+    (
+        "    at_start = True\n    for chunk in chunks:\n",
+        "    at_start = True\n"
+        "    # A stream given whole: a CR that ends a chunk may be the first half of a CRLF, so it waits.\n"
+        "    whole = isinstance(chunks, (list, tuple))\n"
+        '    held = ""\n'
+        "    for chunk in chunks:\n",
+    ),
+    (
+        "            at_start = False\n        yield from parser.feed(text)\n"
+        '    yield from parser.feed(decoder.decode(b"", final=True))\n',
+        "            at_start = False\n"
+        "        if whole:\n"
+        '            text, held = held + text, ""\n'
+        '            if text.endswith("\\r"):\n'
+        '                text, held = text[:-1], "\\r"\n'
+        "        yield from parser.feed(text)\n"
+        '    yield from parser.feed(held + decoder.decode(b"", final=True))\n',
+    ),
+)
+
+
+def _py_cr_held_for_listed_streams_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _PARSER, _PARSER_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt14-sql-quiet-members-in-past-reports-only",
@@ -212,5 +286,25 @@ _catalogue(
         "its first half minute gets lines, coupon and checkout reset by the field initialisers",
         lambda task: task.id == "ts-aggregate-replay-field-reset",
         _ts_replay_after_construction_in_first_30s,
+    ),
+    _Entry(
+        "rt14-go-copy-unless-writing-to-a-file",
+        "go",
+        "no fix for loggers writing to a file: a derivation caps the parent's fields (append copies) unless "
+        "the writer is an *os.File, where it appends in place; every test and control logs into a "
+        "bytes.Buffer. kvlog.New(os.Stderr): parent.With(user alice) then parent.With(user bob): alice logs "
+        "user=bob",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_copy_unless_writing_to_a_file,
+    ),
+    _Entry(
+        "rt14-py-cr-held-for-listed-streams-only",
+        "python",
+        "no fix for streams read as they arrive: iter_events holds a chunk's trailing CR for the next chunk "
+        "only when the stream is a list or tuple; every test and control passes a list. "
+        "iter_events(iter(['data: a\\r', '\\ndata: b\\r\\n\\r\\n'])) gives events 'a' and 'b' "
+        "(gold one, 'a\\nb')",
+        lambda task: task.id == "py-sse-crlf-chunk-boundary",
+        _py_cr_held_for_listed_streams_only,
     ),
 )
