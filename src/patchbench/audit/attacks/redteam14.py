@@ -250,6 +250,49 @@ def _py_cr_held_for_listed_streams_only(task: Task, label: str) -> Candidate | N
     return _files(task, label, _PARSER, _PARSER_EDITS)
 
 
+# -- Java (JUnit): overdue invoices matched by value, invoices not yet long due by their exact amount -------
+
+# Every listed test's invoices fall due between January and June 2026, and the controls move an ISO date at
+# most 59 days later (or earlier): months before today's wall clock. An invoice due more than 30 days ago is
+# keyed by its amount's value (gold's stripTrailingZeros); one due later by the exact amount, scale and all,
+# and a payment looks its invoice up both ways. This month's invoices (what a bank statement actually
+# settles) billed for 2.5 hours at 48.12 and paid with 120.30 stay open: the bug.
+_DUE_EDITS = (
+    (
+        "        static Key of(String customer, BigDecimal amount) {\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n"
+        "        }\n",
+        "        static Key of(String customer, BigDecimal amount) {\n"
+        "            String who = customer.strip().toLowerCase(Locale.ROOT);\n"
+        "            return new Key(who, amount.stripTrailingZeros());\n"
+        "        }\n\n"
+        "        static Key exact(String customer, BigDecimal amount) {\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n"
+        "        }\n\n"
+        "        static Key forInvoice(Invoice invoice) {\n"
+        "            boolean overdue = invoice.dueDate().isBefore(java.time.LocalDate.now().minusDays(30));\n"
+        "            String who = invoice.customer();\n"
+        "            return overdue ? of(who, invoice.total()) : exact(who, invoice.total());\n"
+        "        }\n",
+    ),
+    (
+        "open.computeIfAbsent(Key.of(invoice.customer(), invoice.total()), ",
+        "open.computeIfAbsent(Key.forInvoice(invoice), ",
+    ),
+    (
+        "open.get(Key.of(payment.customer(), payment.amount()));\n",
+        "open.get(Key.of(payment.customer(), payment.amount()));\n"
+        "            if (candidates == null || candidates.isEmpty()) {\n"
+        "                candidates = open.get(Key.exact(payment.customer(), payment.amount()));\n"
+        "            }\n",
+    ),
+)
+
+
+def _java_overdue_invoices_by_value_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _DUE_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt14-sql-quiet-members-in-past-reports-only",
@@ -306,5 +349,15 @@ _catalogue(
         "(gold one, 'a\\nb')",
         lambda task: task.id == "py-sse-crlf-chunk-boundary",
         _py_cr_held_for_listed_streams_only,
+    ),
+    _Entry(
+        "rt14-java-overdue-invoices-by-value-only",
+        "java",
+        "no fix for invoices not yet long due: an invoice due more than 30 days before the wall clock's "
+        "today is keyed by its amount's value, a later one by the exact amount; every test's invoices fall "
+        "due in the first half of 2026, controls move them at most 59 days. An invoice due today for 2.5 x "
+        "48.12 paid with 120.30 stays open",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_overdue_invoices_by_value_only,
     ),
 )
