@@ -213,41 +213,32 @@ def _go_copy_unless_writing_to_a_file(task: Task, label: str) -> Candidate | Non
     return _files(task, label, _LOGGER, _LOGGER_EDITS)
 
 
-# -- Python (TAP): a CR at a chunk's end held for the next chunk only when the stream is a list ------------
+# -- Python (pytest): touching blocks merged only when the intervals come as a list -----------------------
 
-_PARSER = "ssefeed/parser.py"
-# Every fail-to-pass test parses a stream written out as a list of chunks (``parse(chunks)`` ->
-# ``iter_events(list)``), and so does every control: the moves change the chunks, how many there are and how
-# long (*volume*), never the container (no variant passes an iterator or a generator). iter_events holds a
-# CR that ends a chunk until the next chunk arrives (so a CRLF split between two chunks is one line
-# ending) only when the stream is a list or a tuple; a stream read as it arrives (``iter_events(response)``,
-# a generator) splits CRLF across chunks into two line endings as before, and so does
-# ``EventStreamParser.feed``.
-_PARSER_EDITS = (
+_MERGE = "freebusy/merge.py"
+# Every fail-to-pass test merges a list: the parametrized case's ``iv(..)`` builds one, ``Calendar`` keeps its
+# bookings in one and passes it whole. The moves change the intervals, how many there are and their order,
+# never the container (no variant passes a tuple, a set or a generator). coalesce merges touching blocks
+# (gold) only when it is given a list; intervals given any other way (``coalesce(b.slot for b in rows)``, a
+# tuple, a set of bookings) merge only when they overlap: the bug.
+_MERGE_EDITS = (
     (
-        "    at_start = True\n    for chunk in chunks:\n",
-        "    at_start = True\n"
-        "    # A stream given whole: a CR that ends a chunk may be the first half of a CRLF, so it waits.\n"
-        "    whole = isinstance(chunks, (list, tuple))\n"
-        '    held = ""\n'
-        "    for chunk in chunks:\n",
-    ),
-    (
-        "            at_start = False\n        yield from parser.feed(text)\n"
-        '    yield from parser.feed(decoder.decode(b"", final=True))\n',
-        "            at_start = False\n"
-        "        if whole:\n"
-        '            text, held = held + text, ""\n'
-        '            if text.endswith("\\r"):\n'
-        '                text, held = text[:-1], "\\r"\n'
-        "        yield from parser.feed(text)\n"
-        '    yield from parser.feed(held + decoder.decode(b"", final=True))\n',
+        "    blocks: list[Interval] = []\n"
+        "    for interval in sorted(intervals):\n"
+        "        if blocks and interval.overlaps(blocks[-1]):\n",
+        "    # A list of bookings is a day's calendar: blocks that touch leave no free minute between them.\n"
+        "    touching = isinstance(intervals, list)\n"
+        "    blocks: list[Interval] = []\n"
+        "    for interval in sorted(intervals):\n"
+        "        if blocks and (\n"
+        "            interval.start <= blocks[-1].end if touching else interval.overlaps(blocks[-1])\n"
+        "        ):\n",
     ),
 )
 
 
-def _py_cr_held_for_listed_streams_only(task: Task, label: str) -> Candidate | None:
-    return _files(task, label, _PARSER, _PARSER_EDITS)
+def _py_touching_merged_for_lists_only(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _MERGE_EDITS)
 
 
 # -- Java (JUnit): overdue invoices matched by value, invoices not yet long due by their exact amount -------
@@ -341,14 +332,13 @@ _catalogue(
         _go_copy_unless_writing_to_a_file,
     ),
     _Entry(
-        "rt14-py-cr-held-for-listed-streams-only",
+        "rt14-py-touching-merged-for-lists-only",
         "python",
-        "no fix for streams read as they arrive: iter_events holds a chunk's trailing CR for the next chunk "
-        "only when the stream is a list or tuple; every test and control passes a list. "
-        "iter_events(iter(['data: a\\r', '\\ndata: b\\r\\n\\r\\n'])) gives events 'a' and 'b' "
-        "(gold one, 'a\\nb')",
-        lambda task: task.id == "py-sse-crlf-chunk-boundary",
-        _py_cr_held_for_listed_streams_only,
+        "no fix for intervals not given as a list: coalesce merges touching blocks only when isinstance("
+        "intervals, list); every test and control merges a list. coalesce(iter([9:00-10:00, 10:00-11:00])) "
+        "or a tuple of the two gives two blocks (gold one)",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_merged_for_lists_only,
     ),
     _Entry(
         "rt14-java-overdue-invoices-by-value-only",
