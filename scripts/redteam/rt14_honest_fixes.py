@@ -120,6 +120,34 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "        return lines\n",
         ),
     ],
+    # Connections being opened counted apart (gold counts them in ``_size`` at once): the bound is
+    # ``_size + _opening``, so a burst never overcommits, a failed or cancelled connect gives its slot back,
+    # and ``stats().size`` reports the connections that exist (not the ones still opening; the README
+    # counts those against the bound, and says nothing of ``size`` during a connect). Meets every variant
+    # that reads ``stats()`` while a connect is pending.
+    "py-asyncio-pool-overcommit": [
+        (
+            "aiopool/pool.py",
+            "        self._created = 0\n",
+            "        self._created = 0\n        self._opening = 0  # connects in progress: they hold a slot too\n",
+        ),
+        (
+            "aiopool/pool.py",
+            "            if self._size < self._max_size:\n"
+            "                conn = await self._factory()\n"
+            "                self._size += 1\n",
+            "            if self._size + self._opening < self._max_size:\n"
+            "                self._opening += 1\n"
+            "                try:\n"
+            "                    conn = await self._factory()\n"
+            "                except BaseException:\n"
+            "                    self._opening -= 1\n"
+            "                    self._wake_next()  # the slot is free again: a waiter may open it\n"
+            "                    raise\n"
+            "                self._opening -= 1\n"
+            "                self._size += 1\n",
+        ),
+    ],
 }
 
 
