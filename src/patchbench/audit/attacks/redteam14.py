@@ -14,8 +14,11 @@ call (every test makes a fresh one and calls it once); (12) hash-seed order. The
 days on, ``#early`` a year back: every case still asks about a day months before today; native *late* times
 move times of day within a day), the uptime of the test process (a control runs in the same process,
 seconds after it starts), the *state* of an object across several calls (*repeat* and *many* repeat a call
-statement; a Java test whose calls are all declarations gets neither, and each copy builds its own object)
-or, in Rust, the order of calls (Rust gets no structural variant but *types* and *far*).
+statement; a Java test whose calls are all declarations gets neither, and each copy builds its own object),
+the container a test passes or the concrete type of a dependency it injects (a list stays a list, a
+``bytes.Buffer`` writer stays one) or, in Rust, the order of calls (Rust gets no structural variant but
+*types* and *far*). The container idea was also rewarded on py-sse (``iter_events`` holding a trailing CR
+for lists only); it is catalogued on py-interval, a task of the battery.
 
 Each keeps the bug for uses the listed tests do not make, checked outside the sandbox; none forges a report,
 reads a test or a frame, or carries the fix behind a test-environment gate (a plain script calling the code
