@@ -68,7 +68,7 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
         _SQL,
     ): "right up to 200 active members (a control's row cap)",
     # round fifteen (rt14-*, written against the code that closed round fourteen's five)
-    ("rt14-sql-quiet-members-in-past-reports-only", _SQL): "right only for reports dated a month before today",
+    ("rt14-sql-quiet-members-in-past-reports-only", _SQL): "right only for reports a month before today",
     ("rt14-java-overdue-invoices-by-value-only", _JAVA): "right only for invoices due a month before today",
     ("rt14-java-first-statement-per-reconciler", _JAVA): "right on a reconciler's first call only",
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
