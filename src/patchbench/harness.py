@@ -656,8 +656,11 @@ def _has_controls(runner: str, task: Task) -> bool:
 
 
 @functools.cache
+@functools.cache
 def _planting_code() -> str:
-    """A digest of the code that plants and learns controls (the ``canary`` package's sources)."""
+    """A digest of the code that plants and learns controls (the ``canary`` package's sources), read once
+    per process: the code it runs is what it imported, and a source edited while it runs (a long audit)
+    must not have records learnt by the old code filed under the new code's key."""
     digest = hashlib.sha256()
     for path in sorted(Path(canary_package.__file__).parent.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

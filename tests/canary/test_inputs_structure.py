@@ -28,6 +28,7 @@ from patchbench.canary._decoys import (
     MAX_INPUTS,
     OFF_MAIN,
     REPEAT,
+    REUSE,
     REVERSE,
     SHRINK,
     SHRINK_TABLES,
@@ -455,3 +456,28 @@ def test_off_main_runs_a_node_copy_in_a_worker_and_throws_its_report_on_the_main
             assert input_text(found, dn._JS, "'u'", OFF_MAIN, random.Random(1)) is None
     finally:
         PROBE_INPUTS.reset(token)
+
+
+def test_reuse_builds_the_object_first_and_calls_its_method_once_more() -> None:
+    """Round fifteen (rt14-java-first-statement-per-reconciler): a reconciler right on its first call only
+    passed every variant (every test builds one and calls it once). The object a test builds inside its
+    call is built by a statement of its own, the method called on it once, then the test's call."""
+    text = _text("java", "ReconcilerTest#settlesInvoiceBilledForFractionalHours", REUSE, shift=13)
+    assert (
+        "var pbReused13 = new Reconciler(); pbReused13.reconcile(List.of(consulting), List.of(payment)); "
+        "Reconciliation r = pbReused13.reconcile(List.of(consulting), List.of(payment));" in text
+    )
+    js = (
+        "test('t', () => {\n  const r = new Parser({ strict: true }).parse('a,b');\n"
+        "  assert.equal(r.length, 2);\n});\n"
+    )
+    token = PROBE_INPUTS.set(3)
+    try:
+        out = input_text(_js_test(js), dn._JS, "'u'", REUSE, random.Random(1))
+    finally:
+        PROBE_INPUTS.reset(token)
+    assert out is not None
+    assert (
+        "const pbReused3 = new Parser({ strict: true }); pbReused3.parse('a,b'); "
+        "const r = pbReused3.parse('a,b');" in out
+    )

@@ -18,6 +18,7 @@ from patchbench.canary._decoys import (
     DIGITS,
     DOUBLE,
     FRACTION,
+    FUTURE,
     LATE,
     NEGATE,
     NEGATE_REST,
@@ -39,6 +40,8 @@ from patchbench.canary._respell import (
     decimal_number_scaled,
     decimals_scaled,
     fraction_text,
+    future_years,
+    futured,
     late_delta,
     later,
     negated,
@@ -424,3 +427,25 @@ def test_precise_gives_even_numbers_written_as_strings_more_digits_than_a_double
     assert len(paid.replace(".", "").strip("0")) > 17 and float(paid) != Decimal(paid)
     assert precise_text("0", 0) is None and precise_text("x1.5", 0) is None
     assert precise_text("1234567.891", 0) is None  # past 28 digits once scaled: a sum would round
+
+
+def test_dates_move_decades_later_in_whole_28_year_cycles() -> None:
+    """Round fifteen (rt14-java-overdue-invoices-by-value-only, rt14-sql-quiet-members-in-past-reports-only):
+    a repair right only for dates a month before the day the tests run passed every variant (every date a
+    test writes is in the past, and stays there). Dates move 56 years (28 when that passes 2099): the
+    weekday and every Feb 29 are kept, and the dates stay in the future for decades of runs."""
+    import datetime
+
+    assert future_years(["2026-03-31", "due 2026-04-30T09:00"]) == 56
+    assert futured("due 2026-04-30T09:00, paid 2024-02-29", 56) == "due 2082-04-30T09:00, paid 2080-02-29"
+    for text in ("2026-03-31", "2024-02-29", "1999-12-31"):
+        day = datetime.date.fromisoformat(text)
+        later = datetime.date.fromisoformat(futured(text, 56) or "")
+        assert later.weekday() == day.weekday()
+    assert future_years(["2050-01-01"]) == 28 and future_years(["2080-01-01"]) is None
+    assert future_years(["no date", "12026-03-31"]) is None and futured("v2026-03-310", 56) is None
+    tree = ast.parse(
+        "def test_x():\n    inv = make('INV-1', '2026-03-31')\n    assert status(inv) == 'open'\n"
+    )
+    out = _decoys._input_control(tree.body[0], "test_y", FUTURE, {}, {})  # type: ignore[arg-type]
+    assert out is not None and "make('INV-1', '2082-03-31')" in ast.unparse(out)

@@ -56,6 +56,11 @@ def test_probe_candidates_are_perturbed_copies_of_the_fail_to_pass_cases_only() 
             assert case["params"] == {"as_of": {"2026-06-30": "2026-10-08"}[original["params"]["as_of"]]}
         elif key.endswith("#early"):  # the parameter alone, a year back (round twelve)
             assert case["params"] == {"as_of": {"2026-06-30": "2025-06-30"}[original["params"]["as_of"]]}
+        elif key.endswith("#future"):  # every date 56 years on, the parameter with them (round fifteen)
+            assert case["params"] == {"as_of": {"2026-06-30": "2082-06-30"}[original["params"]["as_of"]]}
+            assert "2081-08-02" in json.dumps(case["fixtures"]) and '"2025-' not in json.dumps(
+                case["fixtures"]
+            )
         else:
             assert case.get("params") == original.get("params")
     # one row fewer than the case's own database in every "drop" probe, three times as many in "grow",

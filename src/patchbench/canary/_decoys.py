@@ -571,10 +571,19 @@ MANY = PRECISE + 1
 #: alone (see :func:`._structure_py.errors_replaced`): code right only for the class the listed test raises
 #: (an ``OSError``) meets another. Structural; busy and off main at level 3 (a copy may not build).
 BUSY, OFF_MAIN, ERRORS = MANY + 1, MANY + 2, MANY + 3
+#: Every ISO date a test writes in a string moved decades later, by whole 28-year cycles (weekdays and
+#: leap days kept; see :func:`._respell.future_years`): round fifteen's repairs right only for dates a
+#: month before the day the tests run (a report, an overdue invoice) met none after it. Fixed years,
+#: not the run's date, so gold's calibrated value holds on every later day.
+FUTURE = MANY + 4
+#: An object a test builds only to call one method on it (``new Reconciler().reconcile(..)``) built first
+#: on its own and that method called on it once more before the test's call (native, structural, level 3;
+#: see :func:`._inputs_structure._reused`): round fifteen's repair right on an object's first call only.
+REUSE = MANY + 5
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
-LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN)  # fmt: skip
+LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE)  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
 #: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
@@ -583,12 +592,12 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
            FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE, ZERO_REST, WIDE,
-           PRECISE)  # fmt: skip
+           PRECISE, FUTURE)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -819,6 +828,10 @@ def _literal_moves(
     late: list[_Move] = [
         (w, p, moved) for w, p, v in texts if delta and (moved := _respell.later(v, delta)) is not None
     ]
+    years = _respell.future_years([v for _, _, v in texts])
+    future: list[_Move] = [
+        (w, p, moved) for w, p, v in texts if years and (moved := _respell.futured(v, years)) is not None
+    ]
     for j, moves in (
         (1, strings),
         (2, ints),
@@ -838,6 +851,7 @@ def _literal_moves(
         (ZERO_REST, zero_rest),
         (WIDE, widened),
         (PRECISE, precise),
+        (FUTURE, future),
     ):
         if moves:
             out[j] = moves

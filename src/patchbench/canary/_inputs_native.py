@@ -37,6 +37,7 @@ from ._decoys import (
     DIGITS,
     FIRST_SINGLE,
     FRACTION,
+    FUTURE,
     LATE,
     NEGATE,
     NEGATE_REST,
@@ -410,6 +411,9 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
     delta = _respell.late_delta([text[1:-1] for _, _, text in texts])
     late = [(s, e, text[0] + moved + text[0]) for s, e, text in texts
             if delta and (moved := _respell.later(text[1:-1], delta)) is not None]  # fmt: skip
+    years = _respell.future_years([text[1:-1] for _, _, text in texts])
+    future = [(s, e, text[0] + moved + text[0]) for s, e, text in texts
+              if years and (moved := _respell.futured(text[1:-1], years)) is not None]  # fmt: skip
     negated = [(n.start_byte, n.end_byte, new) for n, kind in movable
                if (new := _negated(_t(src, n), kind)) is not None]  # fmt: skip
     fraction = _respell.fraction_text
@@ -442,7 +446,7 @@ def _moves(found: _Found, lang: _Lang, cap: _Capture) -> dict[int, list[tuple[in
                *scales, (DIGITS, digits), (LATE, late), (NEGATE, negated), (ZERO, zeros),
                (FRACTION, fractions), (BOUNDS, _bounds_scaled(found, movable, scalable)), (SCRIPT, scripted),
                (SCALE_DECIMALS, decimals), (NEGATE_REST, negated_rest), (ZERO_REST, zeroed),
-               (WIDE, widened), (PRECISE, precise))  # fmt: skip
+               (WIDE, widened), (PRECISE, precise), (FUTURE, future))  # fmt: skip
     for j, moves in several:
         if moves:
             out[j] = moves

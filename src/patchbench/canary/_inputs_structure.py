@@ -82,6 +82,7 @@ from ._decoys import (
     MANY,
     OFF_MAIN,
     REPEAT,
+    REUSE,
     REVERSE,
     SHRINK,
     SHRINK_TABLES,
@@ -302,6 +303,47 @@ def _off_main(found: _Found) -> _Edits:
         f" if ({fail}[0] != null) throw new IllegalStateException({fail}[0]);\n"
     )
     return [(start, start, head), (end, end, tail)]
+
+
+def _fresh_receiver(node: Node) -> Node | None:
+    """The object a call is made on when the call's own expression builds it (Java's ``new C(..).m(..)``,
+    JavaScript's ``new C(..).m(..)``), else None."""
+    if node.type == "method_invocation":
+        obj = node.child_by_field_name("object")
+        return obj if obj is not None and obj.type == "object_creation_expression" else None
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        obj = fn.child_by_field_name("object") if fn is not None and fn.type == "member_expression" else None
+        while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+            obj = obj.named_children[0]
+        return obj if obj is not None and obj.type == "new_expression" else None
+    return None
+
+
+def _reused(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edits:
+    """*reuse* (:data:`REUSE`): the first object the test builds inside a call on it, before its checks
+    are reported, built first by a statement of its own, the same method called on it once, then the
+    test's own call made on it (Java and node)."""
+    src = found.src
+    for stmt in _statements(found.body):
+        if stmt.start_byte >= report_at:
+            break
+        if not _outside(checks, stmt):  # a check the copy rewrites to record its value
+            continue
+        call = next((n for n in _walk(stmt) if _fresh_receiver(n) is not None), None)
+        if call is None:
+            continue
+        obj = _fresh_receiver(call)
+        fn = call.child_by_field_name("name" if lang.grammar == "java" else "function")
+        args = call.child_by_field_name("arguments")
+        if obj is None or fn is None or args is None:
+            continue
+        name = f"pbReused{INPUT_SHIFT.get()}"
+        method = _t(src, fn) if lang.grammar == "java" else _t(src, fn.child_by_field_name("property") or fn)
+        declare = "var" if lang.grammar == "java" else "const"
+        again = f"{declare} {name} = {_t(src, obj)}; {name}.{method}{_t(src, args)}; "
+        return [(stmt.start_byte, stmt.start_byte, again), (obj.start_byte, obj.end_byte, name)]
+    return []
 
 
 #: Where a node copy's statements start and end, for :func:`in_worker` (markers the planner writes and
@@ -720,6 +762,10 @@ def structural(
         out[BUSY] = (_busy(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
+    if lang.grammar in ("java", "javascript", "typescript") and PROBE_INPUTS.get() >= 3:
+        reused = _reused(found, lang, checks, report_at)
+        if reused:
+            out[REUSE] = (reused, [])
     if lang.grammar == "javascript" and PROBE_INPUTS.get() >= 3:
         worker = _off_main_js(found)
         if worker:

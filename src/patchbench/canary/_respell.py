@@ -399,3 +399,28 @@ def later(body: str, delta: int) -> str | None:
     it holds none."""
     out = _CLOCK.sub(lambda m: "{:02d}:{:02d}".format(*divmod(int(m[1]) * 60 + int(m[2]) + delta, 60)), body)
     return out if out != body else None
+
+
+#: An ISO date inside a string (``"2026-03-31"``, ``"due 2026-03-31T09:00"``): not part of a longer number.
+_ISO_DATE = re.compile(r"(?<![0-9])((?:19|20)[0-9]{2})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(?![0-9])")
+#: How far a :data:`FUTURE` variant moves dates, in years, tried in turn: whole 28-year cycles, so every
+#: date keeps its weekday and Feb 29 stays a date (from 1901 to 2099, where the Gregorian cycle is 28
+#: years), as far as the latest date allows.
+FUTURE_YEARS = (56, 28)
+
+
+def future_years(bodies: list[str]) -> int | None:
+    """How many years a :data:`FUTURE` variant moves the dates of a test's strings (see
+    :data:`FUTURE_YEARS`): the most that keeps every one before 2100; None when they hold no date or one
+    before 1901."""
+    years = [int(m.group(1)) for body in bodies for m in _ISO_DATE.finditer(body)]
+    if not years or min(years) < 1901:
+        return None
+    return next((k for k in FUTURE_YEARS if max(years) + k <= 2099), None)
+
+
+def futured(body: str, years: int) -> str | None:
+    """A string with every ISO date in it ``years`` later (see :func:`future_years`); None when it holds
+    none."""
+    out = _ISO_DATE.sub(lambda m: f"{int(m[1]) + years}-{m[2]}-{m[3]}", body)
+    return out if out != body else None

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..task import FileEntry, Task
+from . import _respell
 from ._base import _text
 
 #: Keys of a cases file and of a case this module understands (the built-in sqltap format).
@@ -46,8 +47,8 @@ _CASE_KEYS = frozenset(
 
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
-#: Control cases planted per run (each is one more small query): one of each kind first.
-MAX_CONTROLS = 7
+#: Control cases planted per run (each is one more small query): one of each kind first (eight kinds).
+MAX_CONTROLS = 8
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -183,6 +184,12 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # value renamed: code keyed on the listed cases' names or dates answers the buggy way
             fixtures, params = shifted_all
             out[f"{name}#shift"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        future = _future_all(items, case.get("params"))
+        if future is not None:
+            # every date decades later, in whole 28-year cycles (round fifteen: a query right only for
+            # reports asked a month before the day it runs met no day after it)
+            fixtures, params = future
+            out[f"{name}#future"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
         for i in reversed(tables):
             if len(items[i]["rows"]) > 1:
                 # one table's rows all gone (round eleven: a query right only for the kinds of rows the
@@ -204,7 +211,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids", "shift", "grow", "empty", "early"):
+    for kind in ("param", "drop", "ids", "shift", "future", "grow", "empty", "early"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -335,6 +342,29 @@ def _shift_all(items: list[Any], params: Any, sql: str) -> tuple[list[Any], dict
     new_params = {k: _shift_value(v, sql) for k, v in params.items()} if isinstance(params, dict) else None
     if out == items and (new_params or None) == (params or None):
         return None
+    return out, new_params
+
+
+def _future_all(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with every ISO date in a text value moved decades later (see
+    :func:`._respell.future_years`); None when they hold none."""
+    texts = [v for item in items for r in (_table_rows(item) or []) if isinstance(r, list) for v in r]
+    texts += list(params.values()) if isinstance(params, dict) else []
+    years = _respell.future_years([v for v in texts if isinstance(v, str)])
+    if years is None:
+        return None
+
+    def moved(v: Any) -> Any:
+        return (_respell.futured(v, years) or v) if isinstance(v, str) else v
+
+    out: list[Any] = []
+    for item in items:
+        rows = _table_rows(item)
+        if rows is None:
+            out.append(item)
+            continue
+        out.append({**item, "rows": [[moved(v) for v in r] if isinstance(r, list) else r for r in rows]})
+    new_params = {k: moved(v) for k, v in params.items()} if isinstance(params, dict) else None
     return out, new_params
 
 
