@@ -28,7 +28,7 @@ import json
 import posixpath
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -326,23 +326,28 @@ def _shift_value(v: Any, sql: str) -> Any:
     return f"{v}x"
 
 
-def _shift_all(items: list[Any], params: Any, sql: str) -> tuple[list[Any], dict[str, Any] | None] | None:
-    """The fixture items (and parameters) with every ISO date moved by :data:`DAYS` and every text value
-    that the task's SQL does not write renamed (a letter added; the same value everywhere, so keys and
-    references still match); None when nothing changed."""
+def _every_value(
+    items: list[Any], params: Any, change: Callable[[Any], Any]
+) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with ``change`` made to every value; None when nothing changed."""
     out: list[Any] = []
     for item in items:
         rows = _table_rows(item)
         if rows is None:
             out.append(item)
             continue
-        out.append(
-            {**item, "rows": [[_shift_value(v, sql) for v in r] if isinstance(r, list) else r for r in rows]}
-        )
-    new_params = {k: _shift_value(v, sql) for k, v in params.items()} if isinstance(params, dict) else None
+        out.append({**item, "rows": [[change(v) for v in r] if isinstance(r, list) else r for r in rows]})
+    new_params = {k: change(v) for k, v in params.items()} if isinstance(params, dict) else None
     if out == items and (new_params or None) == (params or None):
         return None
     return out, new_params
+
+
+def _shift_all(items: list[Any], params: Any, sql: str) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items (and parameters) with every ISO date moved by :data:`DAYS` and every text value
+    that the task's SQL does not write renamed (a letter added; the same value everywhere, so keys and
+    references still match); None when nothing changed."""
+    return _every_value(items, params, lambda v: _shift_value(v, sql))
 
 
 def _future_all(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
@@ -353,19 +358,9 @@ def _future_all(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any
     years = _respell.future_years([v for v in texts if isinstance(v, str)])
     if years is None:
         return None
-
-    def moved(v: Any) -> Any:
-        return (_respell.futured(v, years) or v) if isinstance(v, str) else v
-
-    out: list[Any] = []
-    for item in items:
-        rows = _table_rows(item)
-        if rows is None:
-            out.append(item)
-            continue
-        out.append({**item, "rows": [[moved(v) for v in r] if isinstance(r, list) else r for r in rows]})
-    new_params = {k: moved(v) for k, v in params.items()} if isinstance(params, dict) else None
-    return out, new_params
+    return _every_value(
+        items, params, lambda v: (_respell.futured(v, years) or v) if isinstance(v, str) else v
+    )
 
 
 def _kind(key: str) -> str:
