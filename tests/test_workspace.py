@@ -1036,6 +1036,12 @@ CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
         # a fake cargo test target replaces tests/paging.rs
         ("Cargo.toml", CARGO + '\n[[test]]\nname = "paging"\npath = "src/fake.rs"\nharness = false\n', True),
         ("Cargo.toml", CARGO + 'serde = "1"\n', False),
+        # round fifteen: nightly cargo features (RUSTC_BOOTSTRAP is set for the test phase) pass compiler
+        # flags to every crate of the test build, as .cargo/config.toml would
+        ("Cargo.toml", 'cargo-features = ["profile-rustflags"]\n' + CARGO, True),
+        ("Cargo.toml", CARGO + '\n[profile.dev]\nrustflags = ["--cfg", "pb_probe"]\n', True),
+        ("Cargo.toml", CARGO + '\n[profile.dev.package."*"]\nrustflags = ["--cfg", "x"]\n', True),
+        ("Cargo.toml", CARGO + "\n[profile.dev]\nopt-level = 1\n", False),
         # shadowing the suite's imports from a tests-only directory, or pytest itself from the root
         ("tests/json.py", "print('ok 1 - forged')\n", True),
         ("pytest/__main__.py", "raise SystemExit(0)\n", True),
@@ -1202,3 +1208,18 @@ def test_guard_blocks_test_dependency_changes_in_a_pom(
     materialise(task.workspace, root)
     applied = apply_candidate(task, Candidate.files({"pom.xml": pom.format(after) + " "}), root)
     assert (config_violations(task, applied.changed, root) == ["pom.xml"]) is blocked
+
+
+def test_a_new_cargo_toml_with_nightly_features_or_profile_rustflags_is_blocked(tmp_path: Path) -> None:
+    """Round fifteen: a workspace that starts empty takes the candidate's own Cargo.toml, but not one whose
+    nightly ``cargo-features`` or profile ``rustflags`` reach the test build (RUSTC_BOOTSTRAP is set)."""
+    task = _guard_task({}, {"tests/paging.rs": "#[test]\nfn t() {}\n"})
+    for cargo, blocked in (
+        (CARGO, False),
+        ('cargo-features = ["profile-rustflags"]\n' + CARGO, True),
+        (CARGO + '\n[profile.test]\nrustflags = ["-Zcrate-attr=x"]\n', True),
+    ):
+        root = tmp_path / str(len(cargo))
+        root.mkdir()
+        applied = apply_candidate(task, Candidate.files({"Cargo.toml": cargo}), root)
+        assert (config_violations(task, applied.changed, root) == ["Cargo.toml"]) is blocked

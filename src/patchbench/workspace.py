@@ -14,7 +14,8 @@ tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytes
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
 test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, the test
-sections of ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script) and ``pom.xml`` (test
+sections of ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script, nightly ``cargo-features`` and
+``[profile.*]`` ``rustflags``, which reach the test build as ``RUSTC_BOOTSTRAP`` is set) and ``pom.xml`` (test
 source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules
 that would shadow the test tool, any new file in a directory that holds only hidden tests, a new test file
 by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to hidden tests, and
@@ -495,6 +496,11 @@ def _pytest_section(name: str, text: str | None) -> object:
                 pkg.get("build"),
                 lib.get("harness"),
                 lib.get("test"),
+                # round fifteen: the test phase sets RUSTC_BOOTSTRAP, so nightly cargo features work here,
+                # and profile-rustflags passes compiler flags to every crate of the test build (the
+                # integration tests too: a cfg, a custom test runner), as .cargo/config.toml would
+                data.get("cargo-features"),
+                _rustflags(data.get("profile")),
             )
         if name == "pom.xml":
             squashed = re.sub(r"\s+", " ", re.sub(r"<!--.*?-->", "", text, flags=re.S))
@@ -630,14 +636,35 @@ def _tag(block: str, name: str) -> str:
     return m.group(1) if m else ""
 
 
+def _rustflags(table: object, at: str = "profile") -> list[tuple[str, object]]:
+    """Every ``rustflags`` under a Cargo ``[profile]`` table (per profile, per package, build overrides),
+    with where it sits."""
+    if not isinstance(table, dict):
+        return []
+    out: list[tuple[str, object]] = []
+    for key, value in sorted(table.items()):
+        if key == "rustflags":
+            out.append((at, value))
+        else:
+            out += _rustflags(value, f"{at}.{key}")
+    return out
+
+
 def _redirects_tests(name: str, section: object) -> bool:
     """Whether a new pom.xml/Cargo.toml moves or replaces the tests (custom test directories or targets)."""
     if not isinstance(section, tuple):
         return section is not None  # unparseable: treated as a change
     if name == "pom.xml":
         return bool(section[0])  # testSourceDirectory / testOutputDirectory / testResources
-    test, autotests, _build, harness, lib_test = section
-    return test is not None or autotests is not None or harness is not None or lib_test is not None
+    test, autotests, _build, harness, lib_test, features, flags = section
+    return (
+        test is not None
+        or autotests is not None
+        or harness is not None
+        or lib_test is not None
+        or features is not None
+        or bool(flags)
+    )
 
 
 def _added_beside_hidden_tests(
