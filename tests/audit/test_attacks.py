@@ -67,13 +67,12 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
         "rt13-sql-quiet-members-in-small-libraries",
         _SQL,
     ): "right up to 200 active members (a control's row cap)",
-    # round fifteen (rt14-*, written against the code that closed round fourteen's five; three of its seven
-    # closed since: future and reuse): the order of calls on one object, the process' uptime, a writer's
-    # type and a container's type, which no variant changes
+    # round fifteen (rt14-*, written against the code that closed round fourteen's five; four of its seven
+    # closed since: future, reuse, tuples and iterated): the order of calls on one object, the process'
+    # uptime and a writer's type, which no variant changes
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
     ("rt14-ts-replay-after-construction-in-first-30s", _TS): "right in a process's first 30 seconds only",
     ("rt14-go-copy-unless-writing-to-a-file", _GO): "right unless the logger writes to an *os.File",
-    ("rt14-py-touching-merged-for-lists-only", _PY): "right only when given a list",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -15,12 +15,14 @@ from patchbench.canary._decoys import (
     FAR,
     HELPERS,
     INTERLEAVE,
+    ITERATED,
     LOOPS,
     MANY,
     REPEAT,
     REVERSE,
     SHRINK,
     TAIL,
+    TUPLES,
     VOLUME,
     WRAP,
 )
@@ -333,3 +335,57 @@ def test_errors_replace_the_class_the_tests_own_code_raises_in_the_test_and_its_
         "def test_x():\n    if f() != 2:\n        raise AssertionError('no')\n    assert g() == 1\n"
     )
     assert _decoys._input_control(cast(ast.FunctionDef, failing.body[0]), "test_y", ERRORS, {}, {}) is None
+
+
+_PARAMETRIZED = textwrap.dedent(
+    """
+    @pytest.mark.parametrize(
+        ("given", "expected"),
+        [
+            (iv((0, 10), (5, 20)), iv((0, 20))),
+            pytest.param(iv((0, 10), (10, 20)), iv((0, 20)), id="touching"),
+        ],
+    )
+    def test_merge(given, expected):
+        assert coalesce(given) == expected
+    """
+)
+
+
+def test_a_parametrized_test_gets_controls_on_one_case_written_in() -> None:
+    """Round fifteen (rt14-py-touching-merged-for-lists-only): every direct call of the merge sat in a
+    parametrized test, which had no input control. One case (drawn by the shift: 13 % 2 = the second,
+    a pytest.param) is written in where its parameters are read, and the copy is a plain function."""
+    fn = ast.parse(_PARAMETRIZED).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", 2, {}, {})
+    assert out is not None and not out.decorator_list and not out.args.args
+    text = ast.unparse(out)
+    assert "_pb_value = coalesce(iv((" in text and "(10, 20)" not in text  # the integers moved
+    # another decorator, or a parameter the test assigns: none
+    for src in (
+        _PARAMETRIZED.replace("@pytest.mark.parametrize(", "@pytest.mark.skip\n@pytest.mark.parametrize("),
+        _PARAMETRIZED.replace("assert coalesce", "given = list(given)\n    assert coalesce"),
+    ):
+        other = ast.parse(src).body[0]
+        assert _decoys._input_control(cast(ast.FunctionDef, other), "test_y", 2, {}, {}) is None
+
+
+def test_tuples_and_iterated_pass_the_checked_calls_lists_as_other_containers() -> None:
+    """Round fifteen: a merge right only when ``isinstance(intervals, list)`` met no other container. The
+    checked call's arguments go through a converter: a list becomes a tuple, or an iterator; anything
+    else passes as it is."""
+    fn = ast.parse(_PARAMETRIZED).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    for which, kind in ((TUPLES, "tuple"), (ITERATED, "iter")):
+        out = _decoys._input_control(fn, "test_y", which, {}, {})
+        assert out is not None
+        convert = f"(lambda _pb_v: {kind}(_pb_v) if type(_pb_v) is list else _pb_v)"
+        assert f"_pb_value = coalesce({convert}(iv((0, 10), (10, 20))))" in ast.unparse(out)
+        made: dict[str, object] = {}
+        exec(f"f = {convert}", made)
+        f = cast(Any, made["f"])
+        assert type(f([1, 2])) is not list and list(f([1, 2])) == [1, 2] and f("ab") == "ab"
+    # a check calling nothing with arguments: no such variant
+    plain = ast.parse("def test_x():\n    room = make()\n    assert room.blocks() == []\n").body[0]
+    assert _decoys._input_control(cast(ast.FunctionDef, plain), "test_y", TUPLES, {}, {}) is None

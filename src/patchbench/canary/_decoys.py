@@ -473,8 +473,9 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run (round eleven: every structural variant of three tests, 16 each, and one
-#: of each several-literal kind fit), and literal arguments of a check moved in turn by the probes.
-MAX_INPUTS = 72
+#: of each several-literal kind fit; round fifteen: 24 structural variants, so 96), and literal arguments
+#: of a check moved in turn by the probes.
+MAX_INPUTS = 96
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
@@ -580,6 +581,10 @@ FUTURE = MANY + 4
 #: on its own and that method called on it once more before the test's call (native, structural, level 3;
 #: see :func:`._inputs_structure._reused`): round fifteen's repair right on an object's first call only.
 REUSE = MANY + 5
+#: The lists the checked call is given passed as tuples, then as iterators (Python, structural; round
+#: fifteen, rt14-py-touching-merged-for-lists-only: a repair right only when given a list met no other
+#: container; see :func:`._structure_py.containers`).
+TUPLES, ITERATED = MANY + 6, MANY + 7
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
@@ -592,7 +597,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -965,6 +970,9 @@ def _moved(
             again = isinstance(checked, ast.expr) and any(isinstance(n, ast.Call) for n in ast.walk(checked))
             waits = any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(checked))
             return (setup, checked) if again and not waits else None
+        if which in (TUPLES, ITERATED):
+            made = _structure_py.containers(checked, "tuple" if which == TUPLES else "iter")
+            return (setup, made) if made is not None else None
         if which == ERRORS:
             roots = [*setup, checked]
             raised = _structure_py.raised_builtins(roots, helpers or {})
@@ -1035,8 +1043,12 @@ def _input_control(
     raising with the value it gets (and, but for :data:`FIRST_CHECK_ONLY`, what its later checks get: see
     :func:`_later_checks`): a calibration probe, and the control too (the host compares the value it
     reports with gold's, so gold's value is never written into the sandbox)."""
-    if fn.decorator_list:  # parametrized, skipped, fixtures by decorator: not worth the risk
-        return None
+    if fn.decorator_list:
+        # one case of a parametrized test, its values written in (round fifteen: a repair right only for
+        # the container the listed cases pass, and every direct call sat in a parametrized test); skipped
+        # tests, fixtures by decorator, several parametrizations: not worth the risk
+        case = _one_case(fn)
+        return _input_control(case, name, which, consts, helpers) if case is not None else None
     for i, stmt in enumerate(fn.body):
         checked: ast.AST | None = _checked(stmt) or _raising(stmt)
         if checked is None:
@@ -1094,6 +1106,64 @@ def _input_control(
         out.body = [*setup, *record, *tail]
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
+
+
+def _parametrize_names(call: ast.Call) -> list[str] | None:
+    """The parameter names of a ``parametrize(names, values, ..)`` call written out, else None."""
+    if _structure_py.callee(call) != "parametrize" or len(call.args) < 2:
+        return None
+    names = call.args[0]
+    if isinstance(names, ast.Constant) and isinstance(names.value, str):
+        return [n.strip() for n in names.value.split(",") if n.strip()]
+    if isinstance(names, (ast.List, ast.Tuple)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names.elts
+    ):
+        return [cast(str, cast(ast.Constant, e).value) for e in names.elts]
+    return None
+
+
+def _one_case(fn: ast.FunctionDef) -> ast.FunctionDef | None:
+    """A test under one ``parametrize`` decorator (its only one) as a plain function: one case (drawn by the
+    secret shift) written in wherever a parameter is read; None for any other decorator, a parameter the
+    test assigns or takes from a fixture, or a case not written out."""
+    if len(fn.decorator_list) != 1 or not isinstance(fn.decorator_list[0], ast.Call):
+        return None
+    call = fn.decorator_list[0]
+    names = _parametrize_names(call)
+    values = call.args[1] if len(call.args) > 1 else None
+    params = [a.arg for a in fn.args.args]
+    if names is None or not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
+        return None
+    if [p for p in params if p != "self"] != names or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+        return None
+    case = values.elts[INPUT_SHIFT.get() % len(values.elts)]
+    if isinstance(case, ast.Call) and _structure_py.callee(case) == "param":  # pytest.param(a, b, id=..)
+        if any(k.arg == "marks" for k in case.keywords):
+            return None
+        parts: list[ast.expr] = list(case.args)
+    elif len(names) == 1:
+        parts = [case]
+    elif isinstance(case, (ast.Tuple, ast.List)):
+        parts = list(case.elts)
+    else:
+        return None
+    if len(parts) != len(names) or any(isinstance(p, ast.Starred) for p in parts):
+        return None
+    bound = dict(zip(names, parts, strict=True))
+    if any(isinstance(n, ast.Name) and n.id in bound and not isinstance(n.ctx, ast.Load)
+           for n in ast.walk(fn)):  # fmt: skip
+        return None
+    out = copy.deepcopy(fn)
+    out.decorator_list = []
+    out.args.args = [a for a in out.args.args if a.arg == "self"]
+    out.args.defaults = []
+
+    class _Inline(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return copy.deepcopy(bound[node.id]) if node.id in bound else node
+
+    out.body = [cast(ast.stmt, _Inline().visit(stmt)) for stmt in out.body]
+    return ast.fix_missing_locations(out)
 
 
 def _later_checks(body: Sequence[ast.stmt]) -> list[ast.stmt]:

@@ -465,3 +465,30 @@ def errors_replaced(
     the copies of the helpers they call that name one (defined again, so the control calls the copies)."""
     rename_errors(cast(list[ast.stmt], roots), raised)
     return helper_copies(roots, helpers, lambda body: rename_errors(list(body), raised))
+
+
+def containers(checked: ast.AST, kind: str) -> ast.AST | None:
+    """*tuples* and *iterated* (:data:`._decoys.TUPLES`, :data:`._decoys.ITERATED`): a copy of the checked
+    expression whose call passes each of its arguments through a converter that makes a list a tuple
+    (``kind`` "tuple") or an iterator over it ("iter") as the call runs (a value that is no list is passed
+    as it is); None when the check is no call, or passes nothing that may be a list (literals only)."""
+    if not isinstance(checked, ast.Call):
+        return None
+    args = [*checked.args, *(k.value for k in checked.keywords if k.arg is not None)]
+    if all(isinstance(a, (ast.Constant, ast.Starred, ast.JoinedStr, ast.Dict, ast.Set)) for a in args):
+        return None  # nothing that may hold a list: the copy would be the test itself
+    out = copy.deepcopy(checked)
+    convert = f"(lambda _pb_v: {kind}(_pb_v) if type(_pb_v) is list else _pb_v)"
+
+    def wrapped(arg: ast.expr) -> ast.expr:
+        if isinstance(arg, ast.Starred):
+            return arg
+        call = cast(ast.Call, cast(ast.Expr, ast.parse(f"{convert}(None)").body[0]).value)
+        call.args = [arg]
+        return call
+
+    out.args = [wrapped(a) for a in out.args]
+    for k in out.keywords:
+        if k.arg is not None:
+            k.value = wrapped(k.value)
+    return ast.fix_missing_locations(out)
