@@ -362,6 +362,18 @@ def test_a_parametrized_test_gets_controls_on_one_case_written_in() -> None:
     assert out is not None and not out.decorator_list and not out.args.args
     text = ast.unparse(out)
     assert "_pb_value = coalesce(iv((" in text and "(10, 20)" not in text  # the integers moved
+    # the listed case, by its id (pytest.param's id here; an ids=[..] list alike), whatever the shift
+    token = INPUT_SHIFT.set(14)
+    try:
+        listed = _decoys._input_control(fn, "test_y", TUPLES, {}, {}, "touching")
+        drawn = _decoys._input_control(fn, "test_y", TUPLES, {}, {})
+    finally:
+        INPUT_SHIFT.reset(token)
+    assert listed is not None and "(iv((0, 10), (10, 20))))" in ast.unparse(listed)
+    assert drawn is not None and "(iv((0, 10), (5, 20))))" in ast.unparse(drawn)
+    named = ast.parse(_PARAMETRIZED.replace("    ],\n)", '    ],\n    ids=["a", "b"],\n)')).body[0]
+    first = _decoys._input_control(cast(ast.FunctionDef, named), "test_y", TUPLES, {}, {}, "a")
+    assert first is not None and "(iv((0, 10), (5, 20))))" in ast.unparse(first)
     # another decorator, or a parameter the test assigns: none
     for src in (
         _PARAMETRIZED.replace("@pytest.mark.parametrize(", "@pytest.mark.skip\n@pytest.mark.parametrize("),

@@ -363,7 +363,10 @@ def plan_decoys(
         file, _, rest = test_id.partition("::")
         if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
             file, rest = "", test_id
-        rest = rest.split("[", 1)[0]  # a parametrized case: the function (one decoy for all its cases)
+        # a parametrized case: the function (one decoy for all its cases); the case's id picks the case its
+        # input controls write in (a listed case is where gold and the buggy code differ)
+        rest, _, case_id = rest.partition("[")
+        case_id = case_id[:-1] if case_id.endswith("]") else ""
         parts = rest.split("::")
         if len(parts) > (2 if methods else 1) or (file, rest) in done:
             continue
@@ -425,6 +428,7 @@ def plan_decoys(
                     which,
                     _module_constants(tree),
                     _structure_py.module_helpers(tree),
+                    case_id,
                 )
                 if moved_fn is None:
                     break
@@ -1038,6 +1042,7 @@ def _input_control(
     which: int = 0,
     consts: Mapping[str, object] | None = None,
     helpers: Mapping[str, ast.FunctionDef] | None = None,
+    case_id: str = "",
 ) -> ast.FunctionDef | None:
     """``fn`` up to its first check, that check's call on a moved input (see :func:`_literal_moves`),
     raising with the value it gets (and, but for :data:`FIRST_CHECK_ONLY`, what its later checks get: see
@@ -1047,7 +1052,7 @@ def _input_control(
         # one case of a parametrized test, its values written in (round fifteen: a repair right only for
         # the container the listed cases pass, and every direct call sat in a parametrized test); skipped
         # tests, fixtures by decorator, several parametrizations: not worth the risk
-        case = _one_case(fn)
+        case = _one_case(fn, case_id)
         return _input_control(case, name, which, consts, helpers) if case is not None else None
     for i, stmt in enumerate(fn.body):
         checked: ast.AST | None = _checked(stmt) or _raising(stmt)
@@ -1122,10 +1127,26 @@ def _parametrize_names(call: ast.Call) -> list[str] | None:
     return None
 
 
-def _one_case(fn: ast.FunctionDef) -> ast.FunctionDef | None:
-    """A test under one ``parametrize`` decorator (its only one) as a plain function: one case (drawn by the
-    secret shift) written in wherever a parameter is read; None for any other decorator, a parameter the
-    test assigns or takes from a fixture, or a case not written out."""
+def _case_index(call: ast.Call, cases: list[ast.expr], case_id: str) -> int:
+    """Which of a parametrization's ``cases`` has the id ``case_id`` (an ``ids=[..]`` list written out, or a
+    ``pytest.param(.., id=..)``); else one drawn by the secret shift."""
+    ids = next((k.value for k in call.keywords if k.arg == "ids"), None)
+    for i, case in enumerate(cases):
+        named = (
+            ids.elts[i] if isinstance(ids, (ast.List, ast.Tuple)) and i < len(ids.elts)
+            else next((k.value for k in case.keywords if k.arg == "id"), None)
+            if isinstance(case, ast.Call) else None
+        )  # fmt: skip
+        if case_id and isinstance(named, ast.Constant) and named.value == case_id:
+            return i
+    return INPUT_SHIFT.get() % len(cases)
+
+
+def _one_case(fn: ast.FunctionDef, case_id: str = "") -> ast.FunctionDef | None:
+    """A test under one ``parametrize`` decorator (its only one) as a plain function: one case (the one
+    with ``case_id``, a listed case, where its id is written out; else drawn by the secret shift) written
+    in wherever a parameter is read; None for any other decorator, a parameter the test assigns or takes
+    from a fixture, or a case not written out."""
     if len(fn.decorator_list) != 1 or not isinstance(fn.decorator_list[0], ast.Call):
         return None
     call = fn.decorator_list[0]
@@ -1136,7 +1157,7 @@ def _one_case(fn: ast.FunctionDef) -> ast.FunctionDef | None:
         return None
     if [p for p in params if p != "self"] != names or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         return None
-    case = values.elts[INPUT_SHIFT.get() % len(values.elts)]
+    case = values.elts[_case_index(call, values.elts, case_id)]
     if isinstance(case, ast.Call) and _structure_py.callee(case) == "param":  # pytest.param(a, b, id=..)
         if any(k.arg == "marks" for k in case.keywords):
             return None
