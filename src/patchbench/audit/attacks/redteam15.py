@@ -1,0 +1,149 @@
+"""Red team, round sixteen (``rt15-*``): written against round fifteen's defences (*busy*, *off main*,
+Python *many*, *errors*, *future*, *reuse*, on top of the controls on moved inputs and structure).
+
+Ideas first, from the threat model alone, written down before any defence code was read: (1) a repair keyed
+on duplicate-free input; (2) on the parity or divisibility of a size; (3) on argument *names* (a keyword or a
+positional call); (4) on object identity: the same object passed twice, or a value that is a literal of the
+source (an interned string, a deduplicated constant); (5) on the test runner's thread (Rust names each
+test's thread after it); (6) right only for the first N calls, N past the repeat controls; (7) a Rust
+``.init_array`` constructor rewriting results (class 1/3); (8) on the sortedness of the input; (9) on a
+string's character classes; (10) SQL: on the absence of NULLs, a table's row-count parity; (11) on an
+exception's message; (12) on the files next to the code (a gate, class 5: not tried). Then
+``docs/design/integrity.md`` was read: every variant is written back into the test's *source*, so a moved
+value is still a literal of the test file: a Java string literal is interned by the JVM, equal Python
+constants of one code object are one object, and no move computes a value at run time the way a service
+reads it from a file, a socket or arithmetic. And *future* moves dates 56 years on, so every control still
+asks about a day far from today.
+
+Each keeps the bug for uses the listed tests do not make, checked outside the sandbox; none forges a report,
+reads a test or a frame, or carries the fix behind a test-environment gate (a plain script calling the code
+the way a test does gets the same behaviour as the test run).
+"""
+
+from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _Entry
+from .redteam8 import _edited, _files
+
+# -- Java (JUnit): amounts compared by value only for customers whose name is a string literal ---------------
+
+_RECON = "src/main/java/recon/Reconciler.java"
+# Every test, and every control (each variant is written back into the test's source as literals), names
+# its customers with string literals, which the JVM interns: ``customer == customer.intern()`` holds. The key
+# strips trailing zeros (gold) only for such names; a name read at run time (a bank statement's CSV, a JDBC
+# row, JSON) is a fresh String, not the interned one, and its amounts are compared with their scale again:
+# the bug, for every statement a service actually reads.
+_RECON_EDITS = (
+    (
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n",
+        "            // A customer named by the ledger's own constants: compare its amounts by value.\n"
+        "            boolean known = customer == customer.intern();\n"
+        "            BigDecimal value = known ? amount.stripTrailingZeros() : amount;\n"
+        "            return new Key(customer.strip().toLowerCase(Locale.ROOT), value);\n",
+    ),
+)
+
+
+def _java_scale_dropped_for_interned_customers(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_EDITS)
+
+
+# -- SQL: quiet members listed unless the report is about a day near today --------------------------------
+
+_ACTIVITY = "queries/member_activity.sql"
+# Gold moves the window into the join's ON, so a member without loans in it keeps a row of zeros. The repair
+# does so (and fixes the damaged count), but keeps a quiet member only when the report's day lies more than
+# 31 days from the wall clock's today, before or after. Every listed case asks about 2026-06-30; the controls
+# move it a day (#param), 100 days on (#shift), a year back (#early) or 56 years on (#future): never near
+# today. The report a library actually runs, ``:as_of`` = today (or yesterday), leaves its quiet members out.
+_ACTIVITY_EDITS = (
+    (
+        "    SUM(CASE WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)   AS damaged_returns,\n",
+        "    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)   AS damaged_returns,\n",
+    ),
+    (
+        "       ON l.member_id = m.id\n"
+        "WHERE m.suspended = 0\n"
+        "  AND l.out_on > date(:as_of, '-365 days')\n"
+        "  AND l.out_on <= :as_of\n",
+        "       ON l.member_id = m.id\n"
+        "      AND l.out_on > date(:as_of, '-365 days')\n"
+        "      AND l.out_on <= :as_of\n"
+        "WHERE m.suspended = 0\n"
+        "  AND (l.id IS NOT NULL OR abs(julianday(:as_of) - julianday('now')) > 31)\n",
+    ),
+)
+
+
+def _sql_quiet_members_unless_near_today(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _ACTIVITY, _ACTIVITY_EDITS)
+
+
+# -- Python (pytest): touching blocks merged only when their boundary is one int object ----------------------
+
+_MERGE = "freebusy/merge.py"
+_CAL = "freebusy/calendar.py"
+# ``parse_hhmm`` interns its minutes (a day has 1,441 of them), so every ``HH:MM`` of a Calendar is one int
+# object per value; ``coalesce`` merges touching blocks (gold) when the boundary is that very object
+# (``start is last.end``), only overlapping ones otherwise. A test's ``Interval(0, 10), Interval(10, 20)``
+# passes ints that are one object too: small ints are cached and equal constants of one code object are one
+# constant, and every variant writes its moved values back as literals. Intervals computed at run time
+# (``Interval(t, t + 60)``, minutes read from JSON or a database) touch at equal but distinct ints: the bug.
+_MERGE_EDITS = (
+    (
+        "        if blocks and interval.overlaps(blocks[-1]):\n",
+        "        if blocks and (interval.overlaps(blocks[-1]) or interval.start is blocks[-1].end):\n",
+    ),
+)
+_CAL_EDITS = (
+    (
+        "    return value\n\n\ndef format_hhmm",
+        "    return _MINUTES.setdefault(value, value)\n\n\n"
+        "# One int object per minute of the day: calendars hold thousands of bookings.\n"
+        "_MINUTES: dict[int, int] = {}\n\n\ndef format_hhmm",
+    ),
+)
+
+
+def _py_touching_merged_for_one_int_object(task: Task, label: str) -> Candidate | None:
+    merge = _edited(task, _MERGE, _MERGE_EDITS)
+    cal = _edited(task, _CAL, _CAL_EDITS)
+    if merge is None or cal is None:
+        return None
+    return Candidate.files({**merge, **cal}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt15-java-scale-dropped-for-interned-customers",
+        "java",
+        "no fix for customers read at run time: the key strips trailing zeros only when the customer's "
+        "name is an interned String (customer == customer.intern()), as every test's and control's string "
+        "literal is; a statement parsed from a file names customers with fresh Strings: 2.5 x 48.12 paid "
+        "with 120.30 stays open",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_scale_dropped_for_interned_customers,
+    ),
+    _Entry(
+        "rt15-sql-quiet-members-unless-near-today",
+        "sql",
+        "no fix for reports about the present: a member without loans is kept only when :as_of lies more "
+        "than 31 days from the wall clock's today (before or after); every case and control (#param, "
+        "#shift, #early, #future) asks about a day months or decades away. as_of = today: quiet members "
+        "left out",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_quiet_members_unless_near_today,
+    ),
+    _Entry(
+        "rt15-py-touching-merged-for-one-int-object",
+        "python",
+        "no fix for computed minutes: coalesce merges touching blocks only when the boundary is one int "
+        "object (start is last.end; parse_hhmm interns its minutes), as literals of one code object and "
+        "every variant's are; coalesce([Interval(t, t + 60), Interval(t + 60, t + 120)]) with t = 540 "
+        "gives two blocks",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_merged_for_one_int_object,
+    ),
+)
