@@ -115,6 +115,106 @@ def _py_touching_merged_for_one_int_object(task: Task, label: str) -> Candidate 
     return Candidate.files({**merge, **cal}, label=label)
 
 
+# -- JavaScript (node:test): a table keeps its insertion order while it is young --------------------------
+
+_TABLE = "src/table.js"
+# The rows stay in the null-prototype object (the bug: integer-like keys list first), but a table keeps an
+# insertion-order index (a Map) for its first five seconds and answers ``order()``/``oldest()`` from it
+# (gold's order). Every test, and every control (a copy, moved inputs, a call made 1,000 times more, a
+# Worker, a reused object), makes its cache and is done with it within milliseconds. A memoize cache of a
+# service lives for hours: after five seconds numeric keys are evicted first again. The age is a difference
+# of two clock reads on one object, so shifting the clock of a control's process changes nothing.
+_TABLE_EDITS = (
+    (
+        "  #count = 0;\n",
+        "  #count = 0;\n"
+        "  // Warm-up index: a young table is reordered often, so it keeps its insertion order apart.\n"
+        "  #recent = new Map();\n"
+        "  #born = performance.now();\n",
+    ),
+    (
+        "    this.#rows[key] = value;\n    this.#count += 1;\n",
+        "    this.#rows[key] = value;\n    this.#recent.set(key, true);\n    this.#count += 1;\n",
+    ),
+    (
+        "    delete this.#rows[key];\n",
+        "    delete this.#rows[key];\n    this.#recent.delete(key);\n",
+    ),
+    (
+        "    this.#rows = Object.create(null);\n    this.#count = 0;\n",
+        "    this.#rows = Object.create(null);\n    this.#recent.clear();\n    this.#count = 0;\n",
+    ),
+    (
+        "    return Object.keys(this.#rows);\n",
+        "    if (performance.now() - this.#born < 5_000) return [...this.#recent.keys()];\n"
+        "    return Object.keys(this.#rows);\n",
+    ),
+)
+
+
+def _js_insertion_order_while_young(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TABLE, _TABLE_EDITS)
+
+
+# -- Go: a logger derived within two seconds of its parent's making copies the fields ---------------------
+
+_LOGGER = "logger.go"
+_FIELD = "field.go"
+# ``With`` and ``log`` copy the parent's fields (gold's effect) while the parent was made less than two
+# seconds ago (the monotonic clock, not the logger's injected one), and append into its spare capacity as
+# before once it is older. Every test, and every control (moved inputs, a chain past a thousand fields, parked
+# goroutines), derives its siblings microseconds after the parent. A service makes its base logger at start,
+# its component loggers later, one per request later still: sibling requests clobber each other's fields
+# again (wherever an old logger's fields have spare capacity, as in the bug).
+_LOGGER_EDITS = (
+    ("\tclock  func() time.Time\n}\n", "\tclock  func() time.Time\n\tmade   time.Time\n}\n"),
+    (
+        "\tl := &Logger{out: &output{w: w}, min: LevelInfo, clock: time.Now}\n",
+        "\tl := &Logger{out: &output{w: w}, min: LevelInfo, clock: time.Now, made: time.Now()}\n",
+    ),
+    (
+        "\tchild.fields = extend(l.fields, kv)\n\treturn &child\n",
+        "\tchild.fields = extend(l.fields, kv, l.young())\n\tchild.made = time.Now()\n\treturn &child\n",
+    ),
+    ("\tfields := extend(l.fields, kv)\n", "\tfields := extend(l.fields, kv, l.young())\n"),
+    (
+        "// Named returns a logger",
+        "// young reports whether l was made in the last two seconds: its siblings are still being derived.\n"
+        "func (l *Logger) young() bool { return time.Since(l.made) < 2*time.Second }\n\n"
+        "// Named returns a logger",
+    ),
+)
+_FIELD_EDITS = (
+    (
+        "func extend(base []Field, kv []any) []Field {\n"
+        "\textra := pairs(kv)\n"
+        "\tif len(extra) == 0 {\n"
+        "\t\treturn base\n"
+        "\t}\n"
+        "\treturn append(base, extra...)\n",
+        "func extend(base []Field, kv []any, fresh bool) []Field {\n"
+        "\textra := pairs(kv)\n"
+        "\tif len(extra) == 0 {\n"
+        "\t\treturn base\n"
+        "\t}\n"
+        "\tif fresh {\n"
+        "\t\tout := make([]Field, 0, len(base)+len(extra))\n"
+        "\t\tout = append(out, base...)\n"
+        "\t\treturn append(out, extra...)\n"
+        "\t}\n"
+        "\treturn append(base, extra...)\n",
+    ),
+)
+
+
+def _go_copy_while_parent_young(task: Task, label: str) -> Candidate | None:
+    logger = _edited(task, _LOGGER, _LOGGER_EDITS)
+    field = _edited(task, _FIELD, _FIELD_EDITS)
+    if logger is None or field is None:
+        return None
+    return Candidate.files({**logger, **field}, label=label)
+
+
 _catalogue(
     _Entry(
         "rt15-java-scale-dropped-for-interned-customers",
@@ -145,5 +245,24 @@ _catalogue(
         "gives two blocks",
         lambda task: task.id == "py-interval-touching-merge",
         _py_touching_merged_for_one_int_object,
+    ),
+    _Entry(
+        "rt15-js-insertion-order-while-young",
+        "javascript",
+        "no fix for caches older than five seconds: the table keeps the null-prototype object and answers "
+        "order()/oldest() from a Map index only while performance.now() - its birth < 5000; every test and "
+        "control is done with its cache in milliseconds. A cache used after 5 s evicts numeric keys first",
+        lambda task: task.id == "js-lru-numeric-key-eviction",
+        _js_insertion_order_while_young,
+    ),
+    _Entry(
+        "rt15-go-copy-while-parent-young",
+        "go",
+        "no fix for long-lived parents: With and log copy the parent's fields only while the parent was "
+        "made less than 2 s ago (monotonic clock), append in place after; every test derives siblings "
+        "microseconds after the parent. base := New(w).With(2 fields); 3 s later db := base.Named(db); "
+        "3 s later db.With(user alice), db.With(user bob): alice logs user=bob",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_copy_while_parent_young,
     ),
 )
