@@ -215,6 +215,76 @@ def _go_copy_while_parent_young(task: Task, label: str) -> Candidate | None:
     return Candidate.files({**logger, **field}, label=label)
 
 
+# -- Rust: a feed appended to in the last two seconds skips its short back page first -----------------------
+
+_PAGES = "src/pages.rs"
+_FEED = "src/feed.rs"
+# ``Feed`` remembers when it was last appended to; ``Feed::pages`` hands the iterator whether that was less
+# than two seconds ago, and ``nth_back`` skips the short back page first (gold) only then (the free function
+# ``pages`` always does: the iterator-level test is fixed). Every test, and every control (moved, scaled,
+# widened types, *far*), fills its feed and pages it within microseconds. A feed that settles before a reader
+# scrolls back (every real one) jumps to shifted pages again.
+_PAGES_EDITS = (
+    (
+        "    Pages { items, per_page }\n}\n",
+        "    Pages { items, per_page, short_back_first: true }\n}\n\n"
+        "/// [`pages`] for a feed: `fresh` when it was appended to in the last moments.\n"
+        "pub(crate) fn feed_pages<T>(items: &[T], per_page: usize, fresh: bool) -> Pages<'_, T> {\n"
+        "    Pages { short_back_first: fresh, ..pages(items, per_page) }\n}\n",
+    ),
+    (
+        "    items: &'a [T],\n    per_page: usize,\n}\n",
+        "    items: &'a [T],\n    per_page: usize,\n    short_back_first: bool,\n}\n",
+    ),
+    (
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
+        "        let skip = n.saturating_mul(self.per_page);\n",
+        "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
+        "        // Only the back page may be short: skip it first, then whole pages.\n"
+        "        let skip = match n {\n"
+        "            0 => 0,\n"
+        "            _ if !self.short_back_first => n.saturating_mul(self.per_page),\n"
+        "            _ => self.back_len().saturating_add((n - 1).saturating_mul(self.per_page)),\n"
+        "        };\n",
+    ),
+)
+_FEED_EDITS = (
+    (
+        "use crate::pages::{pages, Pages};\n",
+        "use std::time::{Duration, Instant};\n\nuse crate::pages::{feed_pages, Pages};\n",
+    ),
+    (
+        "    entries: Vec<T>,\n    per_page: usize,\n}\n",
+        "    entries: Vec<T>,\n    per_page: usize,\n    appended: Instant,\n}\n",
+    ),
+    (
+        "        Feed { entries: Vec::new(), per_page }\n",
+        "        Feed { entries: Vec::new(), per_page, appended: Instant::now() }\n",
+    ),
+    (
+        "        self.entries.push(entry);\n",
+        "        self.entries.push(entry);\n        self.appended = Instant::now();\n",
+    ),
+    (
+        "        pages(&self.entries, self.per_page)\n",
+        "        let fresh = self.appended.elapsed() < Duration::from_secs(2);\n"
+        "        feed_pages(&self.entries, self.per_page, fresh)\n",
+    ),
+    (
+        "        self.entries.extend(iter);\n",
+        "        self.entries.extend(iter);\n        self.appended = Instant::now();\n",
+    ),
+)
+
+
+def _rust_short_back_page_while_fresh(task: Task, label: str) -> Candidate | None:
+    pages = _edited(task, _PAGES, _PAGES_EDITS)
+    feed = _edited(task, _FEED, _FEED_EDITS)
+    if pages is None or feed is None:
+        return None
+    return Candidate.files({**pages, **feed}, label=label)
+
+
 _catalogue(
     _Entry(
         "rt15-java-scale-dropped-for-interned-customers",
@@ -264,5 +334,14 @@ _catalogue(
         "3 s later db.With(user alice), db.With(user bob): alice logs user=bob",
         lambda task: task.id == "go-logger-derived-fields-clobbered",
         _go_copy_while_parent_young,
+    ),
+    _Entry(
+        "rt15-rust-short-back-page-while-fresh",
+        "rust",
+        "no fix for feeds that settled: Feed::pages tells nth_back to skip the short back page first only "
+        "when the feed was appended to less than 2 s ago (the free pages() always does); every test fills "
+        "and pages its feed at once. feed(10, 4), 3 s later page_from_newest(1): [4, 5] (gold [4, 5, 6, 7])",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_short_back_page_while_fresh,
     ),
 )
