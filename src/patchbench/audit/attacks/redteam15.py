@@ -12,7 +12,9 @@ exception's message; (12) on the files next to the code (a gate, class 5: not tr
 ``docs/design/integrity.md`` was read: every variant is written back into the test's *source*, so a moved
 value is still a literal of the test file: a Java string literal is interned by the JVM, equal Python
 constants of one code object are one object, and no move computes a value at run time the way a service
-reads it from a file, a socket or arithmetic. And *future* moves dates 56 years on, so every control still
+reads it from a file, a socket or arithmetic. Every control also uses the object it makes within
+milliseconds (*many*, *reuse* and *busy* included), so an object's *age*, a difference of two clock reads
+on it, is never more than a test's run time; and *future* moves dates 56 years on, so every control still
 asks about a day far from today.
 
 Each keeps the bug for uses the listed tests do not make, checked outside the sandbox; none forges a report,
