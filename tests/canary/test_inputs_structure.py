@@ -21,6 +21,7 @@ from patchbench.canary._decoys import (
     BUSY,
     EXTEND,
     FAR,
+    FRESH,
     HELPERS,
     KINDS,
     LOOPS,
@@ -481,3 +482,13 @@ def test_reuse_builds_the_object_first_and_calls_its_method_once_more() -> None:
         "const pbReused3 = new Parser({ strict: true }); pbReused3.parse('a,b'); "
         "const r = pbReused3.parse('a,b');" in out
     )
+
+
+def test_fresh_writes_a_java_tests_strings_as_objects_of_their_own() -> None:
+    """Round sixteen (rt15-java-scale-dropped-for-interned-customers): a key right only for interned
+    customer names (``customer == customer.intern()``) passed every variant: every string a test writes is
+    a literal, which the JVM interns. *fresh* writes them ``new String(..)``; a check the copy rewrites is
+    left."""
+    text = _text("java", "ReconcilerTest#settlesInvoiceBilledForFractionalHours", FRESH)
+    assert 'Payment.of(new String("BNK-88121"), new String("NORTHWIND"), new String("120.30"))' in text
+    assert "Object pbSeen" in text and 'List.of("INV-301<-BNK-88121")' in text  # the check's own literal

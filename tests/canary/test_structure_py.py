@@ -10,6 +10,7 @@ import pytest
 
 from patchbench.canary import _decoys, _structure_py
 from patchbench.canary._decoys import (
+    COMPUTED,
     ERRORS,
     EXTEND,
     FAR,
@@ -401,3 +402,18 @@ def test_tuples_and_iterated_pass_the_checked_calls_lists_as_other_containers() 
     # a check calling nothing with arguments: no such variant
     plain = ast.parse("def test_x():\n    room = make()\n    assert room.blocks() == []\n").body[0]
     assert _decoys._input_control(cast(ast.FunctionDef, plain), "test_y", TUPLES, {}, {}) is None
+
+
+def test_computed_writes_wide_integers_as_fresh_objects() -> None:
+    """Round sixteen (rt15-py-touching-merged-for-one-int-object): a merge right only when the touching
+    ends are one object (``start is last.end``) passed every variant: equal constants of one code object
+    are one object. *computed* is *wide* with each integer past the small-int cache written ``int('..')``."""
+    fn = ast.parse(_PARAMETRIZED).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    out = _decoys._input_control(fn, "test_y", COMPUTED, {}, {}, "touching")
+    assert out is not None
+    text = ast.unparse(out)
+    assert "coalesce(iv((0, int('10000010')), (int('10000010'), int('20000020'))))" in text
+    made: dict[str, object] = {}
+    exec("a, b = (int('10000010'), int('10000010'))", made)
+    assert made["a"] == made["b"] and made["a"] is not made["b"]

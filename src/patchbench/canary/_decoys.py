@@ -589,6 +589,12 @@ REUSE = MANY + 5
 #: fifteen, rt14-py-touching-merged-for-lists-only: a repair right only when given a list met no other
 #: container; see :func:`._structure_py.containers`).
 TUPLES, ITERATED = MANY + 6, MANY + 7
+#: Round sixteen (rt15-*): values every control still wrote as literals, so one object each. **computed**
+#: (Python): *wide*'s integers, each written ``int('..')`` (a fresh object per occurrence, where equal
+#: constants of one code object are one: a repair keyed on ``a is b`` met none); **fresh** (Java,
+#: structural): a test's string literals written ``new String("..")`` (not interned: a repair keyed on
+#: ``s == s.intern()`` met none).
+COMPUTED, FRESH = MANY + 8, MANY + 9
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
@@ -601,12 +607,12 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
            FRACTION, BOUNDS, SCRIPT, SCALE_DECIMALS, NEGATE_REST, RETYPE, ZERO_REST, WIDE,
-           PRECISE, FUTURE)  # fmt: skip
+           PRECISE, FUTURE, COMPUTED)  # fmt: skip
 #: The scale variants and which integers each multiplies.
 SCALES = {SCALE: "even", SCALE_ODD: "odd", SCALE_ALL: "all"}
 
@@ -990,7 +996,7 @@ def _moved(
             return None  # module tables are module constants here: moved by variants 1 to 3
         defs = _structure_py.helper_copies([*setup, checked], helpers or {})
         return ([*defs, *setup], checked) if defs else None
-    moves = _literal_moves(fn, at, check, consts).get(which) or []
+    moves = _literal_moves(fn, at, check, consts).get(WIDE if which == COMPUTED else which) or []
     if not moves and which != RETYPE:
         return None
     read = _constants_read(fn, at, check, consts)
@@ -1004,6 +1010,9 @@ def _moved(
         node = next(n for i, n in enumerate(ast.walk(root)) if i == pos)
         assert isinstance(node, ast.Constant)
         node.value = value
+    if which == COMPUTED:
+        for root in [*shadows, *setup, checked]:
+            _structure_py.ints_computed(root)
     if which == RETYPE:
         for root in [*shadows, *setup, checked]:
             _retype(root)

@@ -76,6 +76,7 @@ from ._decoys import (
     DOUBLE,
     EXTEND,
     FAR,
+    FRESH,
     HELPERS,
     KINDS,
     LOOPS,
@@ -318,6 +319,23 @@ def _fresh_receiver(node: Node) -> Node | None:
             obj = obj.named_children[0]
         return obj if obj is not None and obj.type == "new_expression" else None
     return None
+
+
+def _fresh_strings(found: _Found, checks: _Spans, report_at: int) -> _Edits:
+    """Java's *fresh* (:data:`FRESH`): every string literal of the test's statements before its report
+    written ``new String(..)`` (an object of its own, not the interned one), but in the checks the copy
+    rewrites, case labels and annotations (which need constants)."""
+    out: _Edits = []
+    for n in _walk(found.body):
+        if n.type != "string_literal" or n.start_byte >= report_at or not _outside(checks, n):
+            continue
+        up, constant = n.parent, False
+        while up is not None and up.id != found.body.id:
+            constant = constant or up.type in ("switch_label", "annotation", "marker_annotation")
+            up = up.parent
+        if not constant:
+            out.append((n.start_byte, n.end_byte, f"new String({_t(found.src, n)})"))
+    return out
 
 
 def _reused(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edits:
@@ -762,6 +780,9 @@ def structural(
         out[BUSY] = (_busy(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
+    fresh = _fresh_strings(found, checks, report_at) if lang.grammar == "java" else []
+    if fresh:
+        out[FRESH] = (fresh, [])
     if lang.grammar in ("java", "javascript", "typescript") and PROBE_INPUTS.get() >= 3:
         reused = _reused(found, lang, checks, report_at)
         if reused:

@@ -492,3 +492,23 @@ def containers(checked: ast.AST, kind: str) -> ast.AST | None:
         if k.arg is not None:
             k.value = wrapped(k.value)
     return ast.fix_missing_locations(out)
+
+
+def ints_computed(root: ast.AST) -> None:
+    """Every integer literal under ``root`` past CPython's small-int cache written ``int('..')``, in place
+    (:data:`._decoys.COMPUTED`): each occurrence a fresh object."""
+    for node in ast.walk(root):
+        for name, old in ast.iter_fields(node):
+            items = old if isinstance(old, list) else [old]
+            for i, item in enumerate(items):
+                if (
+                    isinstance(item, ast.Constant)
+                    and type(item.value) is int
+                    and not -5 <= item.value <= 256
+                    and not isinstance(node, ast.JoinedStr)
+                ):
+                    made = ast.Call(ast.Name("int", ast.Load()), [ast.Constant(str(item.value))], [])
+                    if isinstance(old, list):
+                        old[i] = made
+                    else:
+                        setattr(node, name, made)
