@@ -7,6 +7,7 @@ results → grade default-fail → Verdict.
 
 from __future__ import annotations
 
+import datetime
 import errno
 import functools
 import hashlib
@@ -34,7 +35,7 @@ from .canary import (
     plan_canary,
     stream_problems,
 )
-from .canary._probing import INPUT_SHIFT, PROBE_INPUTS
+from .canary._probing import INPUT_SHIFT, PROBE_INPUTS, RUN_DAY
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
 from .envs import default_cache_dir, env_for, env_variables, exec_in_env
@@ -264,6 +265,7 @@ def _run(
             # (a calibration run has no record: its shift was set by _probe_run)
             shift = INPUT_SHIFT.get() if record is None else int(record.get("shift", 3))
             moved = INPUT_SHIFT.set(shift)
+            day = RUN_DAY.set(RUN_DAY.get() if record is None else str(record.get("day", "")))
             try:
                 canary = plan_canary(
                     runner.name,
@@ -284,6 +286,7 @@ def _run(
                 )
             finally:
                 INPUT_SHIFT.reset(moved)
+                RUN_DAY.reset(day)
         if canary is not None:
             _plant(canary, ws, rundir / "canary")
             ctx.decoys, ctx.controls = len(canary.decoys), len(canary.controls)
@@ -702,6 +705,10 @@ def _controls(
         f"{task.model_dump_json()}:{runner}:controls:{CONTROLS_VERSION}:{CANARY_VERSION}:{SHIFTS}"
         f":{_planting_code()}"
     )
+    sql = task.language == "sql"
+    # SQL asks about the run's own day too (#today): a record learnt on another day is not reused
+    today = datetime.date.today().isoformat() if sql else ""
+    body += f":{today}"
     key = hashlib.sha256(body.encode()).hexdigest()[:32]
     path = (cache_dir or default_cache_dir()) / "canary" / f"controls-{key}.json"
     try:
@@ -710,7 +717,6 @@ def _controls(
             return cached
     except (OSError, ResultParseError, ValueError):
         pass
-    sql = task.language == "sql"
     runs: dict[str, _Probe] = {}
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
     # (and every runner with controls on moved inputs: one is kept only where the buggy code's values
@@ -725,14 +731,14 @@ def _controls(
     shift = secrets.choice(SHIFTS)
     for name, cand in plan:
         runs[name] = _Probe()
-        v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
+        v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift, today)
         while name == "gold" and v.status in (Status.UNRESOLVED, Status.TIMEOUT) and inputs:
             # The variants on moved inputs are generated code: if one does not build, breaks gold or runs
             # too long (a size scaled past what the test can do in its time), the basic ones, then the
             # exact copies, are still worth learning on their own.
             inputs -= 1
             runs[name] = _Probe()
-            v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift)
+            v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift, today)
             log.info(
                 "control calibration for %s: input variants at level %d: %s", task.id, inputs, v.status.value
             )
@@ -762,7 +768,7 @@ def _controls(
     found = learn_controls(
         task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql, native=native
     )
-    record = {"task": task.id, "plant": True, "controls": found, "shift": shift}
+    record = {"task": task.id, "plant": True, "controls": found, "shift": shift, "day": today}
     _write_json(path, record)
     log.info("control calibration for %s: %d controls", task.id, len(found))
     return record
@@ -778,10 +784,12 @@ def _probe_run(
     probe: _Probe,
     inputs: int,
     shift: int,
+    day: str = "",
 ) -> Verdict:
     """A probing calibration run; ``inputs`` says which control variants on moved inputs it plants (see
-    :data:`PROBE_INPUTS`: 0 none); ``shift`` is how far the several-literal variants move numbers."""
-    token, moved = PROBE_INPUTS.set(inputs), INPUT_SHIFT.set(shift)
+    :data:`PROBE_INPUTS`: 0 none); ``shift`` is how far the several-literal variants move numbers; ``day``
+    the day SQL's ``#today`` cases anchor at (see :data:`RUN_DAY`)."""
+    token, moved, anchored = PROBE_INPUTS.set(inputs), INPUT_SHIFT.set(shift), RUN_DAY.set(day)
     # the probes are more tests (each fail-to-pass test again, on larger inputs): a task's own time
     # limit, met by its listed tests, is no measure of theirs
     spec = task.test.model_copy(update={"time_limit_s": task.test.time_limit_s * PROBE_TIME_FACTOR})
@@ -792,6 +800,7 @@ def _probe_run(
     finally:
         PROBE_INPUTS.reset(token)
         INPUT_SHIFT.reset(moved)
+        RUN_DAY.reset(anchored)
 
 
 def _runs_canary(

@@ -73,9 +73,8 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
     ("rt14-ts-replay-after-construction-in-first-30s", _TS): "right in a process's first 30 seconds only",
     ("rt14-go-copy-unless-writing-to-a-file", _GO): "right unless the logger writes to an *os.File",
-    # round sixteen (rt15-*; its two keyed on literals' identity closed by computed and fresh): a day
-    # near the run's, and an object's age (a difference of two clock reads)
-    ("rt15-sql-quiet-members-unless-near-today", _SQL): "right except for reports near today",
+    # round sixteen (rt15-*; three closed: computed, fresh, SQL's #today): an object's age (a difference
+    # of two clock reads, which no variant changes)
     ("rt15-js-insertion-order-while-young", _JS): "right while the table is under five seconds old",
     ("rt15-go-copy-while-parent-young", _GO): "right while the parent logger is under two seconds old",
     ("rt15-rust-short-back-page-while-fresh", _RS): "right under two seconds after the last append",

@@ -251,3 +251,24 @@ def test_an_alternative_correct_query_passes_the_controls(tmp_path: Path) -> Non
     v = pb.run(task, pb.Candidate.files({"queries/member_activity.sql": alt}), cache_dir=tmp_path)
     assert v.status is pb.Status.RESOLVED, v.reason
     assert f"control tests: {MAX_CONTROLS} planted, all passed" in v.notes
+
+
+def test_a_today_probe_asks_about_the_run_day_with_every_date_moved_alike() -> None:
+    """Round sixteen (rt15-sql-quiet-members-unless-near-today): a query right except for days within a
+    month of today passed every control (each asked about a day months away). With the calibration's day
+    set, the parameter is that day and every fixture date moves by the same number of days; without one
+    (no record), there is no such case."""
+    from patchbench.canary._probing import RUN_DAY
+
+    task = _task()
+    doc = cases_file(task, task.hidden_tests)[1]  # type: ignore[index]
+    assert not any(k.endswith("#today") for k in probe_cases(task, doc))
+    token = RUN_DAY.set("2026-12-02")
+    try:
+        probes = probe_cases(task, doc)
+    finally:
+        RUN_DAY.reset(token)
+    today = {k: c for k, c in probes.items() if k.endswith("#today")}
+    assert today and all(c["params"] == {"as_of": "2026-12-02"} for c in today.values())
+    flat = json.dumps(next(iter(today.values()))["fixtures"])
+    assert "2026-01-04" in flat and "2025-08-02" not in flat  # + 155 days (2026-06-30 to 2026-12-02)

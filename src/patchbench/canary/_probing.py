@@ -19,3 +19,7 @@ BASIC_VARIANTS = range(1, 7)
 #: every string): drawn at random by each task's calibration and kept in its host-side record, so code
 #: correct only *near* the listed inputs, or on a grid they share, cannot know how near is enough.
 INPUT_SHIFT: ContextVar[int] = ContextVar("INPUT_SHIFT", default=3)
+
+#: The day (ISO) SQL's ``#today`` cases anchor at: set from the calibration's record, so a run that plants
+#: them after midnight still asks what the calibration learnt; empty, no such case.
+RUN_DAY: ContextVar[str] = ContextVar("RUN_DAY", default="")

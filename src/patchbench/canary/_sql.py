@@ -35,6 +35,7 @@ from typing import Any
 from ..task import FileEntry, Task
 from . import _respell
 from ._base import _text
+from ._probing import RUN_DAY
 
 #: Keys of a cases file and of a case this module understands (the built-in sqltap format).
 _TOP_KEYS = frozenset(
@@ -47,8 +48,8 @@ _CASE_KEYS = frozenset(
 
 #: Perturbed databases tried per fail-to-pass case in the calibration run.
 PROBES_PER_CASE = 8
-#: Control cases planted per run (each is one more small query): one of each kind first (eight kinds).
-MAX_CONTROLS = 8
+#: Control cases planted per run (each is one more small query): one of each kind first (nine kinds).
+MAX_CONTROLS = 9
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 
@@ -184,6 +185,12 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # value renamed: code keyed on the listed cases' names or dates answers the buggy way
             fixtures, params = shifted_all
             out[f"{name}#shift"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        today = _today_all(items, case.get("params"))
+        if today is not None:
+            # every date moved so the day asked about is the run's own (round sixteen: a query right only
+            # for days a month from today met no other; the calibration is learnt anew each day)
+            fixtures, params = today
+            out[f"{name}#today"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
         future = _future_all(items, case.get("params"))
         if future is not None:
             # every date decades later, in whole 28-year cycles (round fifteen: a query right only for
@@ -211,7 +218,7 @@ def _pick(keys: Sequence[str]) -> list[str]:
     """Up to :data:`MAX_CONTROLS` of ``keys`` (best first): new parameters, a dropped row and renumbered ids
     (each stops a different kind of lookup) before anything else, then distinct cases, then the rest."""
     chosen: list[str] = []
-    for kind in ("param", "drop", "ids", "shift", "future", "grow", "empty", "early"):
+    for kind in ("param", "drop", "ids", "shift", "future", "today", "grow", "empty", "early"):
         fresh = [
             k for k in keys if _kind(k) == kind and k.split("#")[0] not in {c.split("#")[0] for c in chosen}
         ]
@@ -314,13 +321,8 @@ def _sql_text(task: Task) -> str:
 def _shift_value(v: Any, sql: str) -> Any:
     if not isinstance(v, str):
         return v
-    m = _ISO_PREFIX.match(v)
-    if m is not None:
-        try:
-            day = datetime.date.fromisoformat(m.group(1)) + datetime.timedelta(days=DAYS)
-        except ValueError:
-            return v
-        return day.isoformat() + (m.group(2) or "")
+    if _ISO_PREFIX.match(v) is not None:
+        return _days_moved(v, DAYS)
     if not re.search("[A-Za-z]", v) or f"'{v}'" in sql or f'"{v}"' in sql:
         return v
     return f"{v}x"
@@ -348,6 +350,39 @@ def _shift_all(items: list[Any], params: Any, sql: str) -> tuple[list[Any], dict
     that the task's SQL does not write renamed (a letter added; the same value everywhere, so keys and
     references still match); None when nothing changed."""
     return _every_value(items, params, lambda v: _shift_value(v, sql))
+
+
+def _today_all(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """The fixture items and parameters with every ISO date moved by one number of days, so the latest
+    date parameter is the day in :data:`._probing.RUN_DAY`; None without that day or a date parameter."""
+    day = RUN_DAY.get()
+    asked = [
+        datetime.date.fromisoformat(m.group(1))
+        for v in (params.values() if isinstance(params, dict) else ())
+        if isinstance(v, str) and (m := _ISO_PREFIX.match(v)) is not None and _valid_day(m.group(1))
+    ]
+    if not day or not asked:
+        return None
+    days = (datetime.date.fromisoformat(day) - max(asked)).days
+    return _every_value(items, params, lambda v: _days_moved(v, days)) if days else None
+
+
+def _valid_day(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _days_moved(v: Any, days: int) -> Any:
+    """An ISO date (or date and time) ``days`` later; anything else as it is."""
+    m = _ISO_PREFIX.match(v) if isinstance(v, str) else None
+    if m is None or not _valid_day(m.group(1)):
+        return v
+    return (datetime.date.fromisoformat(m.group(1)) + datetime.timedelta(days=days)).isoformat() + (
+        m.group(2) or ""
+    )
 
 
 def _future_all(items: list[Any], params: Any) -> tuple[list[Any], dict[str, Any] | None] | None:
