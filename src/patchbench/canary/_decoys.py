@@ -563,9 +563,9 @@ PRECISE = TYPES + 1
 #: loop (round thirteen, rt12-ts-short-histories-replayed-after-construction: repeat makes it once to
 #: three times more, so code right only for histories of up to 100 events met no longer one; see
 #: :func:`._respell.many_times`). Structural, at level 3 (it may run long). Python (round fifteen,
-#: rt13-py-touching-for-first-4096-calls): the checked call itself made past eight thousand times, for
-#: at most half a second (a test's first statements acquire, connect and wait more often than native
-#: ones: never an awaited check; see :func:`._structure_py.made_many_times`).
+#: rt13-py-touching-for-first-4096-calls): the checked call itself made past eight thousand times (a
+#: test's first statements acquire, connect and wait more often than native ones: never an awaited
+#: check; see :func:`._structure_py.made_many_times`).
 MANY = PRECISE + 1
 #: Round fifteen (rt13-*): the context a call runs in, which no variant changed (every control ran in turn
 #: on the main thread of a quiet process). **busy** (Go): goroutines parked for as long as the control runs
@@ -1076,7 +1076,7 @@ def _input_control(
         if isinstance(moved, ast.expr):
             value = ast.Assign(targets=[ast.Name("_pb_value", ast.Store())], value=moved)
             record: list[ast.stmt] = [value]
-            if which == MANY:  # the checked call past eight thousand times, for at most MANY_BUDGET_S
+            if which == MANY:  # the checked call past eight thousand times
                 record = _structure_py.made_many_times(value)
         else:
             # a raising check: the name of the exception the moved code raises, None when it raises none
