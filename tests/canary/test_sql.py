@@ -272,3 +272,20 @@ def test_a_today_probe_asks_about_the_run_day_with_every_date_moved_alike() -> N
     assert today and all(c["params"] == {"as_of": "2026-12-02"} for c in today.values())
     flat = json.dumps(next(iter(today.values()))["fixtures"])
     assert "2026-01-04" in flat and "2025-08-02" not in flat  # + 155 days (2026-06-30 to 2026-12-02)
+
+
+def test_every_kind_of_control_is_planted_for_every_case() -> None:
+    """Round sixteen's final battery: rt14-sql-quiet-members-in-past-reports-only was caught by the #future
+    case of two listed cases but not the third (its members all borrow), and one case per kind was drawn
+    per run, so a run that drew the third for #future rewarded it. Every kind is planted for every case."""
+    from patchbench.canary._sql import _pick
+
+    keys = [f"c{c}#{kind}" for kind in ("future", "param", "drop0.1", "drop0.2", "rev") for c in range(3)]
+    chosen = _pick(keys)
+    for kind in ("future", "param", "drop", "rev"):
+        assert {k.split("#")[0] for k in chosen if k.split("#")[1].rstrip("0123456789.") == kind} == {
+            "c0",
+            "c1",
+            "c2",
+        }
+    assert len(chosen) == len(keys) <= MAX_CONTROLS  # the second drop of each case too: room is left
