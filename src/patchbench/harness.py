@@ -659,7 +659,6 @@ def _has_controls(runner: str, task: Task) -> bool:
 
 
 @functools.cache
-@functools.cache
 def _planting_code() -> str:
     """A digest of the code that plants and learns controls (the ``canary`` package's sources), read once
     per process: the code it runs is what it imported, and a source edited while it runs (a long audit)
