@@ -418,3 +418,34 @@ def test_computed_writes_wide_integers_as_fresh_objects() -> None:
     made: dict[str, object] = {}
     exec("a, b = (int('10000010'), int('10000010'))", made)
     assert made["a"] == made["b"] and made["a"] is not made["b"]
+
+
+def test_pass_to_pass_tests_get_errors_probes_within_their_own_budget() -> None:
+    """Round fifteen: pass-to-pass tests whose own code raises get *errors* probes (only that variant), at
+    most PASSING_PROBES of them, after the fail-to-pass tests' own; a run plants only the calibrated
+    ones."""
+    import random
+
+    from patchbench.task import FileEntry, Task, TestCommand, TestSpec
+
+    src = "def helper():\n    raise ValueError('x')\n\n" + "".join(
+        f"def test_{i}():\n    try:\n        helper()\n    except ValueError:\n        pass\n"
+        f"    assert f({i}) == {i}\n\n"
+        for i in range(300)
+    )
+    task = Task(
+        id="t",
+        workspace=(FileEntry(path="m.py", content="def f(x):\n    return x\n"),),
+        hidden_tests=(FileEntry(path="tests/test_m.py", content=src),),
+        test=TestSpec(commands=(TestCommand(argv=("python", "-m", "pytest")),), time_limit_s=60),
+        fail_to_pass=("tests/test_m.py::test_0",),
+        pass_to_pass=tuple(f"tests/test_m.py::test_{i}" for i in range(1, 300)),
+    )
+    d = _decoys.plan_decoys(task, task.hidden_tests, random.Random(1), probe=True, inputs=True)
+    passing = [k for k in (d.probes or {}).values() if k.endswith(f"#in{ERRORS}") and "test_0#" not in k]
+    assert 0 < len(passing) <= _decoys.PASSING_PROBES
+    others = {k.rsplit("#in", 1)[1] for k in (d.probes or {}).values() if "#in" in k and "test_0#" not in k}
+    assert others == {str(ERRORS)}  # the pass-to-pass tests' one variant
+    learnt = {k: {"informative": True, "expect": "0"} for k in set(passing)}
+    planted = _decoys.plan_decoys(task, task.hidden_tests, random.Random(2), controls=learnt, inputs=True)
+    assert sorted(planted.control_keys.values()) == sorted(learnt)

@@ -30,8 +30,10 @@ MAX_DECOYS = 3
 #: At most this many control copies per run, and probes per calibration run.
 MAX_COPIES = 2
 MAX_PROBES = 6
-#: Probes of pass-to-pass tests' *errors* variants a calibration plants (each planted twice).
+#: Probes of pass-to-pass tests' *errors* variants a calibration plants (each planted twice), and how many
+#: of its pass-to-pass tests (drawn) it looks at for them.
 PASSING_PROBES = 16
+MAX_PASSING_TESTS = 200
 
 
 _SKIP_DECORATORS = re.compile(r"skip|xfail|flaky|repeat")
@@ -281,18 +283,28 @@ def _split_checks(fn: ast.FunctionDef, var: str) -> ast.FunctionDef:
 
 
 def _find_test(
-    by_path: dict[str, FileEntry], file: str, parts: list[str], texts: dict[str, str]
+    by_path: dict[str, FileEntry],
+    file: str,
+    parts: list[str],
+    texts: dict[str, str],
+    trees: dict[str, ast.Module | None] | None = None,
 ) -> tuple[FileEntry, str, ast.Module] | None:
-    """The hidden test file (and its text and tree) that defines the test ``parts`` ([class,] name)."""
+    """The hidden test file (and its text and tree) that defines the test ``parts`` ([class,] name);
+    ``trees`` keeps each file's tree once parsed (a task may list thousands of pass-to-pass tests)."""
+    trees = {} if trees is None else trees
     for path, entry in sorted(by_path.items()):
         if file and path != file and not path.endswith("/" + file):
             continue
         text = texts.get(path) or _text(entry)
         if text is None or parts[-1] not in text:
             continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        if path not in trees:
+            try:
+                trees[path] = ast.parse(text)
+            except (SyntaxError, ValueError):
+                trees[path] = None
+        tree = trees[path]
+        if tree is None:
             continue
         scope: list[ast.stmt] = tree.body
         if len(parts) == 2:
@@ -352,14 +364,23 @@ def plan_decoys(
     ids = list(task.fail_to_pass)
     # the pass-to-pass tests get the errors variant only (round fifteen: a repair that gives a slot back
     # for the class of error a pass-to-pass test raises only), after every fail-to-pass test
-    kept = [i for i in task.pass_to_pass if i not in set(ids)] if inputs else []
+    listed = set(ids)
+    kept = [i for i in task.pass_to_pass if i not in listed] if inputs else []
+    trees: dict[str, ast.Module | None] = {}
     if probe and inputs:
         # which tests the probe budget reaches is drawn per calibration (kept on the host: see the native
-        # planner)
+        # planner); of the pass-to-pass tests, a sample (a task may list thousands)
         rng.shuffle(ids)
         rng.shuffle(kept)
+        kept = kept[:MAX_PASSING_TESTS]
+    else:
+        # a run plants only the calibrated ones: the functions its chosen keys name
+        named = {k.split("::")[-1].rsplit(INPUT_KEY, 1)[0] for k in chosen if is_input_key(k)}
+        kept = [i for i in kept if i.split("::")[-1].split("[", 1)[0] in named]
     for test_id in [*ids, *kept]:
-        passing = test_id not in ids
+        passing = test_id not in listed
+        if passing and probe and 2 * len(passing_keys) >= PASSING_PROBES:
+            break
         file, _, rest = test_id.partition("::")
         if not rest:  # a bare name (TAP-style ids): the hidden module that defines it
             file, rest = "", test_id
@@ -371,7 +392,7 @@ def plan_decoys(
         if len(parts) > (2 if methods else 1) or (file, rest) in done:
             continue
         done.add((file, rest))
-        found = _find_test(by_path, file, parts, texts)
+        found = _find_test(by_path, file, parts, texts, trees)
         if found is None:
             continue
         host, text, tree = found
