@@ -750,16 +750,13 @@ class _Retyped:
 
 def _retype(root: ast.AST) -> None:
     """Write every constant holding a :class:`_Retyped` as ``type('float', (float,), {})(value)``."""
-    for node in ast.walk(root):
-        for name, old in ast.iter_fields(node):
-            items = old if isinstance(old, list) else [old]
-            for i, item in enumerate(items):
-                if isinstance(item, ast.Constant) and isinstance(item.value, _Retyped):
-                    made = ast.Call(_structure_py.float_subclass(), [ast.Constant(item.value.value)], [])
-                    if isinstance(old, list):
-                        old[i] = made
-                    else:
-                        setattr(node, name, made)
+
+    def retyped(c: ast.Constant) -> ast.expr | None:
+        if not isinstance(c.value, _Retyped):
+            return None
+        return ast.Call(_structure_py.float_subclass(), [ast.Constant(c.value.value)], [])
+
+    _structure_py.constants_replaced(root, retyped)
 
 
 def _zeroed(value: object) -> str | float | None:

@@ -22,6 +22,7 @@ The AST is edited in place on copies the caller owns.
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import re
 from collections.abc import Callable, Mapping
@@ -345,6 +346,16 @@ def _plus(node: ast.expr, k: int) -> ast.expr:
     return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(k))
 
 
+def called_helpers(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) -> list[str]:
+    """The names of ``helpers`` that a call under ``roots`` calls by name, sorted."""
+    return sorted({
+        n.func.id
+        for root in roots
+        for n in ast.walk(root)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
+    })  # fmt: skip
+
+
 def helper_copies(
     roots: list[ast.AST],
     helpers: Mapping[str, ast.FunctionDef],
@@ -353,14 +364,8 @@ def helper_copies(
     """The helpers ``roots`` call, defined again with their strings moved (integers kept: in a helper they
     are loop bounds and positions more often than inputs), or changed by ``change`` (their statements, in
     place; whether any changed); those whose copy would not differ are left."""
-    called = {
-        n.func.id
-        for root in roots
-        for n in ast.walk(root)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
-    }
     out: list[ast.stmt] = []
-    for name in sorted(called):
+    for name in called_helpers(roots, helpers):
         again = copy.deepcopy(helpers[name])
         body = again.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -395,8 +400,6 @@ _ERROR_NAMES = ("DriverError", "ProtocolError", "RemoteError", "BackendError", "
 
 
 def _builtin_error(name: str) -> bool:
-    import builtins
-
     cls = getattr(builtins, name, None)
     return isinstance(cls, type) and issubclass(cls, BaseException) and name not in _KEPT_ERRORS
 
@@ -404,14 +407,8 @@ def _builtin_error(name: str) -> bool:
 def raised_builtins(roots: list[ast.AST], helpers: Mapping[str, ast.FunctionDef]) -> list[str]:
     """The built-in exception classes raised by name (``raise ConnectionError(..)``) under ``roots`` and in
     the helpers of the module they call, sorted."""
-    called = [
-        helpers[n.func.id]
-        for root in roots
-        for n in ast.walk(root)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
-    ]
     out: set[str] = set()
-    for root in [*roots, *called]:
+    for root in [*roots, *(helpers[name] for name in called_helpers(roots, helpers))]:
         for n in ast.walk(root):
             if isinstance(n, ast.Raise) and n.exc is not None:
                 exc = n.exc.func if isinstance(n.exc, ast.Call) else n.exc
@@ -484,21 +481,31 @@ def containers(checked: ast.AST, kind: str) -> ast.AST | None:
     return ast.fix_missing_locations(out)
 
 
-def ints_computed(root: ast.AST) -> None:
-    """Every integer literal under ``root`` past CPython's small-int cache written ``int('..')``, in place
-    (:data:`._decoys.COMPUTED`): each occurrence a fresh object."""
+def constants_replaced(root: ast.AST, make: Callable[[ast.Constant], ast.expr | None]) -> None:
+    """Every constant under ``root`` (not a part of an f-string) for which ``make`` gives an expression
+    replaced by it, in place."""
     for node in ast.walk(root):
+        if isinstance(node, ast.JoinedStr):
+            continue
         for name, old in ast.iter_fields(node):
             items = old if isinstance(old, list) else [old]
             for i, item in enumerate(items):
-                if (
-                    isinstance(item, ast.Constant)
-                    and type(item.value) is int
-                    and not -5 <= item.value <= 256
-                    and not isinstance(node, ast.JoinedStr)
-                ):
-                    made = ast.Call(ast.Name("int", ast.Load()), [ast.Constant(str(item.value))], [])
-                    if isinstance(old, list):
-                        old[i] = made
-                    else:
-                        setattr(node, name, made)
+                made = make(item) if isinstance(item, ast.Constant) else None
+                if made is None:
+                    continue
+                if isinstance(old, list):
+                    old[i] = made
+                else:
+                    setattr(node, name, made)
+
+
+def ints_computed(root: ast.AST) -> None:
+    """Every integer literal under ``root`` past CPython's small-int cache written ``int('..')``, in place
+    (:data:`._decoys.COMPUTED`): each occurrence a fresh object."""
+
+    def fresh(c: ast.Constant) -> ast.expr | None:
+        if type(c.value) is not int or -5 <= c.value <= 256:
+            return None
+        return ast.Call(ast.Name("int", ast.Load()), [ast.Constant(str(c.value))], [])
+
+    constants_replaced(root, fresh)
