@@ -5,6 +5,7 @@ One flow: ``load(dataset)`` → :class:`Task` → ``run(task, candidate)`` → :
 
 from __future__ import annotations
 
+from . import _threadsafe_ast  # noqa: F401  (first: puts ast.parse behind a lock where it needs one)
 from .api import load, run_many, select
 from .candidate import Candidate, CandidateKind
 from .errors import (

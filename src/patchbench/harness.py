@@ -582,8 +582,11 @@ def _plant(canary: Canary, ws: Path, harness_dir: Path) -> None:
         dest.write_text(text, encoding="utf-8")
     if canary.harness_files:
         harness_dir.mkdir(mode=0o755, exist_ok=True)
-        for name, text in canary.harness_files.items():
-            (harness_dir / name).write_text(text, encoding="utf-8")
+        for name, content in canary.harness_files.items():
+            if isinstance(content, bytes):
+                (harness_dir / name).write_bytes(content)
+            else:
+                (harness_dir / name).write_text(content, encoding="utf-8")
             (harness_dir / name).chmod(0o644)
 
 
@@ -647,7 +650,7 @@ class _Probe:
 #: ``scripts/redteam/shift_sweep.py``).
 SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "37"
+CONTROLS_VERSION = "38"
 
 
 def _has_controls(runner: str, task: Task) -> bool:

@@ -17,6 +17,7 @@ import pytest
 import patchbench as pb
 from patchbench.canary import _decoys_native as dn
 from patchbench.canary._decoys import (
+    AGED,
     ARITY,
     BUSY,
     EXTEND,
@@ -88,7 +89,7 @@ def _text(language: str, test: str, which: int, shift: int = 13, *, variadic: bo
     raise AssertionError(test)
 
 
-def _text_rust(test: str) -> str:
+def _text_rust(test: str, which: int = TYPES) -> str:
     task = next(t for t in pb.load("builtin").tasks if t.id.startswith(_PREFIX["rust"]))
     for entry in task.hidden_tests:
         parsed = dn._parse(dn._RUST, entry.data().decode()) if entry.path.endswith(".rs") else None
@@ -98,7 +99,11 @@ def _text_rust(test: str) -> str:
             else None
         )
         if found is not None:
-            out = input_text(found, dn._RUST, "new_name", TYPES, random.Random(1))
+            token = INPUT_SHIFT.set(13)
+            try:
+                out = input_text(found, dn._RUST, "new_name", which, random.Random(1))
+            finally:
+                INPUT_SHIFT.reset(token)
             assert out is not None
             return out
     raise AssertionError(test)
@@ -121,8 +126,8 @@ def test_rust_gets_only_its_integer_types_widened() -> None:
     a copied element may use a value already moved (it would not compile): Rust's one structural variant
     widens the test's integer types, and leaves a test calling a helper of its file that names one."""
     planted = _planted("rust")
-    assert _variants(planted) == {TYPES}
-    tests = {k.rsplit("#in", 1)[0].rsplit("::", 1)[-1] for k in planted}
+    assert _variants(planted) == {TYPES, AGED}  # and aged (round sixteen's clocks; see its test)
+    tests = {k.rsplit("#in", 1)[0].rsplit("::", 1)[-1] for k in planted if k.endswith(f"#in{TYPES}")}
     assert "jumping_back_lands_on_the_same_pages_as_walking_back" in tests
     # milestones_are_listed_newest_first calls feed() (-> Feed<u32>) inside its checks' macro tokens
     assert "milestones_are_listed_newest_first" not in tests
@@ -171,7 +176,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -400,6 +405,15 @@ def test_off_main_runs_a_java_copy_on_a_thread_of_its_own_and_throws_what_it_thr
     assert OFF_MAIN in _variants(_planted("java")) and OFF_MAIN not in _variants(_planted("go"))
 
 
+def _node_tap(cwd: Path, *args: str) -> str:
+    """What ``node [args..] --test`` reports in TAP (the last argument: the test file)."""
+    done = subprocess.run(
+        ["node", *args[:-1], "--test", "--test-reporter=tap", args[-1]],
+        cwd=cwd, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    return done.stdout
+
+
 _WORKER_TEST = (
     "import assert from 'node:assert/strict';\n"
     "import { test } from 'node:test';\n"
@@ -434,11 +448,7 @@ def test_off_main_runs_a_node_copy_in_a_worker_and_throws_its_report_on_the_main
     )
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "w.test.js").write_text(_WORKER_TEST + "\n" + copy + "\n")
-    done = subprocess.run(
-        ["node", "--test", "--test-reporter=tap", "tests/w.test.js"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    out = done.stdout
+    out = _node_tap(tmp_path, "tests/w.test.js")
     assert "ok 1 - runs here" in out and "not ok 2 - runs here again" in out
     value = out[out.index(VALUE_MARK) : out.index(":pb-end")]
     # both checks recorded in the Worker: the label it gave there, beside the listed expectation
@@ -492,3 +502,95 @@ def test_fresh_writes_a_java_tests_strings_as_objects_of_their_own() -> None:
     text = _text("java", "ReconcilerTest#settlesInvoiceBilledForFractionalHours", FRESH)
     assert 'Payment.of(new String("BNK-88121"), new String("NORTHWIND"), new String("120.30"))' in text
     assert "Object pbSeen" in text and 'List.of("INV-301<-BNK-88121")' in text  # the check's own literal
+
+
+def test_aged_runs_a_go_copy_in_a_synctest_bubble_with_hours_slept_before_each_statement() -> None:
+    """Round sixteen (rt15-go-copy-while-parent-young): extend() copying a parent's fields only while the
+    parent is under two seconds old passed every variant (every copy derives its loggers microseconds
+    after making them). *aged* runs the copy's body in a ``testing/synctest`` bubble and sleeps a drawn
+    number of hours (fake time: at once) before each statement of every block, in the test and in copies
+    of the helpers it calls; a check the copy rewrites keeps its text."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", AGED, shift=13)
+    assert text.index("pbsynctest.Test(t, func(t *testing.T) {") < text.index("for depth := 0")
+    assert "pbtime.Sleep(13 * pbtime.Hour); for depth := 0; depth <= 8; depth++ {" in text
+    assert re.search(r"pbtime\.Sleep\(13 \* pbtime\.Hour\); root, buf := newLoggerPb\d+\(\)", text)
+    helper = text[text.index("func chainPb") :]
+    assert "pbtime.Sleep(13 * pbtime.Hour);" in helper
+    # the bubble closes after the report, inside the copy
+    assert text.index('.Fatalf("pb-value:') < text.index("\n})\n") < text.rindex("}")
+    planted = _planted("go")
+    key = next(k for k in planted if k.endswith(f"#in{AGED}"))
+    file = planted[key]
+    assert file.startswith("//go:debug asynctimerchan=0\n")  # a bubble needs synchronous timer channels
+    assert 'import pbfmt "fmt"; import pbsynctest "testing/synctest"; import pbtime "time";' in file
+    # a test the bubble does not take (parallel, subtests) gets no aged copy
+    parallel = _go_aged_copy(
+        'func TestP(t *testing.T) {\n\tt.Parallel()\n\tif f() != 2 {\n\t\tt.Errorf("x")\n\t}\n}\n'
+    )
+    assert parallel is None
+
+
+def _go_aged_copy(test: str) -> str | None:
+    """The aged copy of a one-test Go file (None when it gets none)."""
+    text = f'package p\n\nimport "testing"\n\n{test}'
+    parsed = dn._parse(dn._GO, text)
+    assert parsed is not None
+    found = next(f for _, f in dn._tests(dn._GO, *parsed, "p_test.go"))
+    token, level = INPUT_SHIFT.set(13), PROBE_INPUTS.set(3)
+    try:
+        return input_text(found, dn._GO, "TestNew", AGED, random.Random(1))
+    finally:
+        INPUT_SHIFT.reset(token)
+        PROBE_INPUTS.reset(level)
+
+
+def test_aged_advances_rusts_clocks_before_each_statement_through_the_preloaded_library() -> None:
+    """Round sixteen (rt15-rust-short-back-page-while-fresh): pages() stepping over the short page only
+    under two seconds after the last append passed every variant. A Rust aged copy finds the clock
+    library's advance by ``dlsym`` (None without it: the copy runs on the real clocks) and calls it before
+    each statement it may (not inside a check it rewrites)."""
+    text = _text_rust("newest_first::page_from_newest_with_a_short_tail", AGED)
+    assert 'b"patchbench_clock_advance\\0"' in text
+    step = "if let Some(pb_advance) = pb_clock_13 { pb_advance(46800000000000) }; "
+    assert text.index("let pb_clock_13") < text.index(step + "let f = feed(10, 4);")
+    assert text.count(step) >= 3
+
+
+_AGED_JS = (
+    "import assert from 'node:assert/strict';\n"
+    "import { test } from 'node:test';\n\n"
+    "class Table {\n  born = performance.now();\n"
+    "  order() { return performance.now() - this.born < 5000 ? 'young' : 'old'; }\n"
+    "  uptime() { return process.uptime() < 30 && Date.now() > 0 ? 'new' : 'running'; }\n}\n\n"
+    "test('orders rows', () => {\n  const t = new Table();\n  const o = t.order();\n"
+    "  assert.equal(o, 'young');\n  assert.equal(t.uptime(), 'new');\n});\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_aged_moves_nodes_clocks_hours_on_before_each_statement_of_the_copy(tmp_path: Path) -> None:
+    """Round sixteen (rt15-js-insertion-order-while-young, rt14-ts-replay-after-construction-in-first-30s):
+    code right only while a table is under five seconds old, or in a process's first 30 seconds, passed
+    every variant. The integrity module (``--import``) serves ``performance.now``, ``Date.now``,
+    ``process.hrtime`` and ``process.uptime`` through an advance an aged copy calls before each statement:
+    there the table is old and the process has run for hours; the listed test, run first, is untouched."""
+    from patchbench.canary import NODE_INTEGRITY
+
+    token, level = INPUT_SHIFT.set(13), PROBE_INPUTS.set(3)
+    try:
+        copy = input_text(_js_test(_AGED_JS), dn._JS, "'orders rows again'", AGED, random.Random(1))
+    finally:
+        INPUT_SHIFT.reset(token)
+        PROBE_INPUTS.reset(level)
+    assert copy is not None
+    advance = "Reflect.get(globalThis, Symbol.for('patchbench.clock'))?.(46800000); "
+    assert copy.count(advance) == 4  # before each statement, the checks it rewrites too
+    (tmp_path / "integrity.mjs").write_text(NODE_INTEGRITY)
+    (tmp_path / "t.test.js").write_text(_AGED_JS + "\n" + copy + "\n")
+    out = _node_tap(tmp_path, f"--import=file://{tmp_path / 'integrity.mjs'}", "t.test.js")
+    assert "ok 1 - orders rows" in out and "not ok 2 - orders rows again" in out
+    value = out[out.index(VALUE_MARK) : out.index(":pb-end")]
+    assert '\\\\"old\\\\"' in value and '\\\\"running\\\\"' in value
+    # without the module (another harness), the advance is a no-op and the copy runs on the real clocks
+    plain = _node_tap(tmp_path, "t.test.js")
+    assert '\\\\"young\\\\"' in plain[plain.index(VALUE_MARK) :]

@@ -22,7 +22,8 @@ class Canary:
     Attributes:
         token: a fragment (with the nonce) of the canary test's reported id, and of no other test's.
         files: workspace-relative path -> full text, written after the hidden tests are injected.
-        harness_files: file name -> text, for a read-only harness directory mounted in the sandbox.
+        harness_files: file name -> text (or bytes: a built library), for a read-only harness directory
+            mounted in the sandbox.
         env: variables for the test command; ``PYTEST_ADDOPTS`` is appended to the runner's own,
             ``PYTHONPATH`` is put in front of the environment's.
         stream: the name, in each command's report directory, of the integrity stream the pytest plugin
@@ -38,7 +39,7 @@ class Canary:
 
     token: str
     files: dict[str, str] = field(default_factory=dict)
-    harness_files: dict[str, str] = field(default_factory=dict)
+    harness_files: dict[str, str | bytes] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     stream: str | None = None
     decoys: tuple[str, ...] = ()

@@ -616,10 +616,18 @@ TUPLES, ITERATED = MANY + 6, MANY + 7
 #: structural): a test's string literals written ``new String("..")`` (not interned: a repair keyed on
 #: ``s == s.intern()`` met none).
 COMPUTED, FRESH = MANY + 8, MANY + 9
+#: Hours passing between a test's statements (round sixteen's clock family, rt14-/rt15-: a repair right
+#: only while an object, or the process, is seconds old; every control ran its statements back to back).
+#: node: the clocks the integrity module serves (``performance.now``, ``Date.now``, ``process.hrtime``,
+#: ``process.uptime``) put hours ahead before each statement; Go: the test's statements in a
+#: ``testing/synctest`` bubble, a sleep of hours after each (fake time passes at once). Structural, level
+#: 3 (a Go bubble may not take the test: a goroutine left running, a parallel test). See
+#: :func:`._inputs_structure._aged`.
+AGED = MANY + 10
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
-LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE)  # fmt: skip
+LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED)  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
 #: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
@@ -628,7 +636,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 #: The variants that change a test's structure (planted in every run: see :func:`pick_inputs`).
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
-    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH,
+    REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,

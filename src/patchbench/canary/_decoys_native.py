@@ -1179,9 +1179,20 @@ def plan_native_decoys(
             # the recorded values are rendered by fmt, imported under its own name (a second import of a
             # package under another name is allowed, so the file's own imports are left as they are)
             # (on the package clause's own line: the file's line numbers do not move)
+            # aged copies (see _inputs_structure._aged) run in a synctest bubble and sleep there
+            bubble = ' import pbsynctest "testing/synctest"; import pbtime "time";'
+            aged = bubble if "pbsynctest." in text else ""
             text = re.sub(
-                r"^(package\s+\w+)[ \t]*(?=\n|//)", '\\1; import pbfmt "fmt";', text, count=1, flags=re.M
+                r"^(package\s+\w+)[ \t]*(?=\n|//)",
+                f'\\1; import pbfmt "fmt";{aged}',
+                text,
+                count=1,
+                flags=re.M,
             )
+        if lang.grammar == "go" and "pbsynctest." in text:
+            # a bubble needs synchronous timer channels, which a module older than go 1.23 does not default
+            # to (the only line the copies add above the package clause)
+            text = "//go:debug asynctimerchan=0\n" + text
         if lang.grammar == "rust":
             text = "#![allow(unused)] " + text  # on line 1: the file's line numbers do not move
         out[path] = text + ("\n" if not text.endswith("\n") else "")

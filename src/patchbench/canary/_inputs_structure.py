@@ -71,6 +71,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 
 from ._decoys import (
+    AGED,
     ARITY,
     BUSY,
     DOUBLE,
@@ -283,6 +284,82 @@ def _busy(found: _Found) -> _Edits:
         (at, at, f"\n\tpbParked := make(chan struct{{}}); defer close(pbParked)"
          f"\n\tfor pbI := 0; pbI < {n}; pbI++ {{ go func() {{ <-pbParked }}() }}")
     ]  # fmt: skip
+
+
+#: What a node copy calls before each statement under *aged* (:data:`AGED`): the integrity module's clock
+#: advance (``Reflect.get``: valid and untyped in JavaScript and TypeScript alike; a no-op without it).
+_NODE_ADVANCE = "Reflect.get(globalThis, Symbol.for('patchbench.clock'))?.({ms});"
+#: What a Go copy's statements are run in under *aged*: a ``testing/synctest`` bubble, whose fake clock a
+#: sleep moves at once (the imports are added beside the package clause, see plan_native_decoys).
+_GO_BUBBLE = "pbsynctest.Test({t}, func({t} *testing.T) {{"
+_GO_SLEEP = "pbtime.Sleep({h} * pbtime.Hour)"
+#: A Rust copy's first statement under *aged*: the clock library's advance, found by ``dlsym`` (preloaded by
+#: the canary, see ``_native.clock_library``; None without it), then called before each statement.
+_RUST_CLOCK = (
+    'let {v}: Option<extern "C" fn(i64)> = {{ unsafe extern "C" {{ fn dlsym(h: *mut std::ffi::c_void, '
+    "s: *const std::ffi::c_char) -> *mut std::ffi::c_void; }} let p = unsafe {{ dlsym(std::ptr::null_mut(), "
+    'b"patchbench_clock_advance\\0".as_ptr() as *const std::ffi::c_char) }}; if p.is_null() {{ None }} '
+    'else {{ Some(unsafe {{ std::mem::transmute::<*mut std::ffi::c_void, extern "C" fn(i64)>(p) }}) }} }};'
+)
+_RUST_ADVANCE = "if let Some(pb_advance) = {v} {{ pb_advance({ns}) }};"
+#: What a Go bubble does not take: a parallel test, subtests (their own goroutines and bubble rules).
+_GO_UNBUBBLED = re.compile(r"\.(Parallel|Run|Setenv|Chdir)\(")
+
+
+def _aged_edits(src: bytes, root: Node, lang: _Lang, checks: _Spans) -> _Edits:
+    """Edits making hours pass before each statement of every block under ``root`` (a check the copy
+    rewrites too, not a statement inside one): node, the clock advanced; Go, a sleep (in a bubble); Rust,
+    the clock library's advance (not in a nested ``fn``, which cannot read the copy's variable)."""
+    hours = INPUT_SHIFT.get()
+    blocks = [n for n in _walk(root) if n.type in ("block", "statement_block")]
+    stmts = [
+        s
+        for blk in blocks
+        for s in _statements(blk)
+        if s.type != "comment" and not any(a < s.start_byte < b for a, b in checks)
+    ]
+    if lang.grammar == "rust":
+        fns = [n for n in _walk(root) if n.type == "function_item"]
+        stmts = [s for s in stmts if not any(f.start_byte < s.start_byte < f.end_byte for f in fns)]
+        step = _RUST_ADVANCE.format(v=f"pb_clock_{hours}", ns=hours * 3_600_000_000_000)
+    elif lang.grammar == "go":
+        step = _GO_SLEEP.format(h=hours) + ";"
+    else:
+        step = _NODE_ADVANCE.format(ms=hours * 3_600_000)
+    return [(s.start_byte, s.start_byte, step + " ") for s in stmts]
+
+
+def _helper_aged(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+    """A helper's text with hours passing around its statements (see :data:`AGED`)."""
+    return _applied(src, node, _aged_edits(src, node, lang, []))
+
+
+def _aged(
+    found: _Found, lang: _Lang, checks: _Spans, report_at: int, rng: random.Random
+) -> tuple[_Edits, list[str]]:
+    """*aged* (:data:`AGED`): hours pass around each statement of the copy, in every block of it (a test's
+    checks are often in a loop), and of copies of the helpers it calls (which build what it checks): node,
+    the clocks the integrity module serves jump ahead; Go, the test's body runs in a synctest bubble with a
+    sleep of hours after each statement. A drawn number of hours (the shift). Code right only while an
+    object or the process is young meets an old one. Nothing for a Go test the bubble does not take."""
+    if lang.grammar not in ("go", "javascript", "typescript", "rust"):
+        return [], []
+    if lang.grammar == "go" and (not found.param or _GO_UNBUBBLED.search(_t(found.src, found.body))):
+        return [], []
+    own = _aged_edits(found.src, found.body, lang, checks)
+    if lang.grammar == "rust":  # its helpers' copies could not read the copy's advance: the test's own
+        at = found.body.start_byte + 1
+        lookup = _RUST_CLOCK.format(v=f"pb_clock_{INPUT_SHIFT.get()}")
+        return ([(at, at, f"\n{lookup}"), *own] if own else []), []
+    renames, items = _helper_copies(found, lang, checks, report_at, rng, _helper_aged)
+    renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in own)]
+    if not own and not items:
+        return [], []
+    out = [*own, *renames]
+    if lang.grammar == "go":
+        start, end = found.body.start_byte + 1, found.body.end_byte - 1
+        out += [(start, start, "\n" + _GO_BUBBLE.format(t=found.param)), (end, end, "\n})\n")]
+    return out, items
 
 
 def _off_main(found: _Found) -> _Edits:
@@ -762,7 +839,8 @@ def structural(
     a variant with nothing to change is absent."""
     if lang.grammar == "rust" and PROBE_INPUTS.get() >= 3:  # may not build: level 3
         wider = _rust_wider(found, checks, report_at)
-        return {TYPES: (wider, [])} if wider else {}
+        aged = _aged(found, lang, checks, report_at, rng)[0]
+        return {k: (v, []) for k, v in ((TYPES, wider), (AGED, aged)) if v}
     if lang.grammar not in _GRAMMARS:
         return {}
     out: dict[int, tuple[_Edits, list[str]]] = {}
@@ -780,6 +858,9 @@ def structural(
         out[BUSY] = (_busy(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
+    aged, helpers = _aged(found, lang, checks, report_at, rng) if PROBE_INPUTS.get() >= 3 else ([], [])
+    if aged or helpers:
+        out[AGED] = (aged, helpers)
     fresh = _fresh_strings(found, checks, report_at) if lang.grammar == "java" else []
     if fresh:
         out[FRESH] = (fresh, [])

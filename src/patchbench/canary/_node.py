@@ -64,7 +64,9 @@ NODE_INTEGRITY = script("canary_node_integrity.mjs")
 NODE_INTEGRITY_FILE = "pb_node_integrity.mjs"
 
 
-def _node_env(tests: Sequence[FileEntry], harness: str, ws: str) -> tuple[dict[str, str], dict[str, str]]:
+def _node_env(
+    tests: Sequence[FileEntry], harness: str, ws: str
+) -> tuple[dict[str, str | bytes], dict[str, str]]:
     """The harness files and variables of node's integrity module (none without a harness directory)."""
     if not harness or not ws:
         return {}, {}

@@ -94,7 +94,7 @@ def plan_canary(
     if runner == "go-test":
         return _go(tests, nonce, task, keys, probe)
     if runner == "cargo-test":
-        return _cargo(tests, nonce, task, keys, probe)
+        return _cargo(tests, nonce, task, keys, probe, harness_dst)
     if runner == "junit":
         pom = read(posixpath.join(task.test.workdir.strip("/") or ".", "pom.xml")) if read else None
         return _junit(tests, nonce, commands, pom, task, keys, probe)

@@ -75,3 +75,48 @@ Object.defineProperty(globalThis, KEY, {
   configurable: false,
   enumerable: false,
 });
+
+// The clocks a test process reads, served a little ahead when a control asks: an "aged" control (see the
+// canary's AGED variant) moves them hours on before each of its statements, so code right only while an
+// object or the process is young meets an old one. Ahead by nothing, each returns what it always did;
+// the advance only ever grows, and cannot be replaced (non-writable, non-configurable).
+const CLOCK = Symbol.for('patchbench.clock');
+let aheadMs = 0;
+const perfProto = Object.getPrototypeOf(performance);
+const realPerfNow = perfProto.now;
+const realDateNow = Date.now;
+const realHrtimeBig = process.hrtime.bigint;
+const realUptime = process.uptime;
+try {
+  perfProto.now = function now() {
+    return realPerfNow.call(this) + aheadMs;
+  };
+  Date.now = function now() {
+    return realDateNow() + aheadMs;
+  };
+  const hrtime = function hrtime(prev) {
+    const ns = realHrtimeBig() + BigInt(Math.round(aheadMs * 1e6));
+    const now = [Number(ns / 1000000000n), Number(ns % 1000000000n)];
+    if (!Array.isArray(prev)) return now;
+    let [s, n] = [now[0] - prev[0], now[1] - prev[1]];
+    if (n < 0) [s, n] = [s - 1, n + 1e9];
+    return [s, n];
+  };
+  hrtime.bigint = function bigint() {
+    return realHrtimeBig() + BigInt(Math.round(aheadMs * 1e6));
+  };
+  process.hrtime = hrtime;
+  process.uptime = function uptime() {
+    return realUptime() + aheadMs / 1000;
+  };
+  Object.defineProperty(globalThis, CLOCK, {
+    value: Object.freeze((ms) => {
+      if (typeof ms === 'number' && ms > 0 && Number.isFinite(ms)) aheadMs += ms;
+    }),
+    writable: false,
+    configurable: false,
+    enumerable: false,
+  });
+} catch {
+  // a clock that cannot be served: aged controls run on the real one
+}
