@@ -609,7 +609,7 @@ def _with_canary(
     for key, value in canary.env.items():
         if key == "PYTEST_ADDOPTS" and out.get(key):
             out[key] = f"{out[key]} {value}"
-        elif key == "PYTHONPATH" and out.get(key):
+        elif key in ("PYTHONPATH", "LD_PRELOAD") and out.get(key):
             out[key] = f"{value}:{out[key]}"
         else:
             out[key] = value

@@ -1,4 +1,4 @@
-"""The clock library Rust runs preload (patchbench.canary._native.clock_library, sandboxed/pb_clock.c)."""
+"""The clock library Rust and Python runs preload (patchbench.canary._clock, sandboxed/pb_clock.c)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from patchbench.canary._native import CLOCK_LIBRARY, _clock, clock_library
+from patchbench.canary._clock import CLOCK_LIBRARY, clock_files, clock_library
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler"
@@ -68,7 +68,55 @@ def test_without_an_advance_the_clocks_read_as_ever(tmp_path: Path) -> None:
     assert done.stdout.strip() == "True True"
 
 
-def test_the_rust_canary_gets_the_library_as_a_harness_file_and_preloads_it() -> None:
-    files, env = _clock("/pb-harness")
+def test_a_run_gets_the_library_and_preloads_it_only_where_an_aged_copy_is_planted() -> None:
+    aged = {"tests/t.rs": 'let p = dlsym(.., b"patchbench_clock_advance\\0" ..);'}
+    files, env = clock_files("/pb-harness", aged)
     assert set(files) == {CLOCK_LIBRARY} and env == {"LD_PRELOAD": f"/pb-harness/{CLOCK_LIBRARY}"}
-    assert _clock("") == ({}, {})  # no harness directory, nothing to preload
+    assert clock_files("/pb-harness", {"tests/t.rs": "fn t() {}"}) == ({}, {})  # no aged copy
+    assert clock_files("", aged) == ({}, {})  # no harness directory, nothing to preload
+
+
+def test_a_python_aged_copy_sees_hours_pass_and_leaves_its_thread_on_the_real_clock(tmp_path: Path) -> None:
+    """Python's *aged* (round sixteen's clock family): a step before each statement moves the thread's
+    clocks on by the shift's hours (through ctypes), and the copy ends by putting them back, so a later test
+    on the same thread (pytest runs them all on one) reads the real clock."""
+    import ast
+
+    from patchbench.canary._probing import INPUT_SHIFT
+    from patchbench.canary._structure_py import aged, aged_reset
+
+    lib = clock_library()
+    assert lib is not None
+    (tmp_path / CLOCK_LIBRARY).write_bytes(lib)
+    body = ast.parse(
+        "t0 = time.monotonic()\nfor i in range(2):\n    x = i\nelapsed = time.monotonic() - t0\n"
+        "seen.append(round(elapsed / 3600))"
+    ).body
+    token = INPUT_SHIFT.set(13)
+    try:
+        aged(body)
+    finally:
+        INPUT_SHIFT.reset(token)
+    copy = ast.unparse(ast.Module(body=aged_reset(body), type_ignores=[]))
+    assert copy.startswith("try:") and "finally:" in copy
+    code = (
+        "import time\nseen = []\nstart = time.monotonic()\n"
+        + copy
+        + "\nprint(seen[0], round(time.monotonic() - start))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"LD_PRELOAD": str(tmp_path / CLOCK_LIBRARY), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    # between t0 and elapsed: a step before the loop, one in each of its two turns, one before elapsed's
+    # statement: 4 x 13 hours; back on the real clock after the copy
+    assert done.stdout.split() == ["52", "0"]
+    # without the library (another harness), the steps do nothing
+    plain = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert plain.stdout.split() == ["0", "0"]

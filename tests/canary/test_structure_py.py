@@ -10,6 +10,7 @@ import pytest
 
 from patchbench.canary import _decoys, _structure_py
 from patchbench.canary._decoys import (
+    AGED,
     COMPUTED,
     ERRORS,
     EXTEND,
@@ -449,3 +450,27 @@ def test_pass_to_pass_tests_get_errors_probes_within_their_own_budget() -> None:
     learnt = {k: {"informative": True, "expect": "0"} for k in set(passing)}
     planted = _decoys.plan_decoys(task, task.hidden_tests, random.Random(2), controls=learnt, inputs=True)
     assert sorted(planted.control_keys.values()) == sorted(learnt)
+
+
+def test_aged_steps_the_clock_before_each_statement_and_resets_it_when_the_copy_ends() -> None:
+    """Python's *aged* (round sixteen's clock family; rt15-py-touching-merged-while-module-young): a step
+    before each statement of the test and of the helpers it calls (their loops' turns too), one more before
+    the check, and the copy in a ``try`` whose ``finally`` puts the thread's clocks back."""
+    text = _control(AGED)
+    assert text is not None
+    step = (
+        "(lambda c: getattr(c.CDLL(None), 'patchbench_clock_advance', lambda n: None)"
+        "(c.c_int64(46800000000000)))"
+    )
+    tree = ast.parse(text)
+    fn = cast(ast.FunctionDef, tree.body[0])
+    assert len(fn.body) == 1 and isinstance(fn.body[0], ast.Try)
+    assert "patchbench_clock_reset" in ast.unparse(fn.body[0].finalbody)
+    body = fn.body[0].body
+    helper = cast(ast.FunctionDef, body[0])  # order() copied, its loop's body stepped too
+    loop = next(n for n in helper.body if isinstance(n, ast.For))
+    assert helper.name == "order" and ast.unparse(loop.body[0]).startswith(step)
+    lines = [ast.unparse(s) for s in body[1:]]
+    # step, cart = .., step, apply, step, apply, step, then the record of the check
+    assert [line.startswith(step) for line in lines[:7]] == [True, False, True, False, True, False, True]
+    assert lines[7].startswith("_pb_value = total(cart, ['gift', 2])")

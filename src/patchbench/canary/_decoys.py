@@ -1002,6 +1002,11 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
+        if which == AGED:  # hours pass before each statement, in the test and its helpers' copies
+            roots = [*setup, checked]
+            defs = _structure_py.helper_copies(roots, helpers or {}, _structure_py.aged)
+            _structure_py.aged(setup)
+            return [*defs, *setup], checked
         if which == MANY:  # the checked call made again, in the record (see _input_control); never awaited
             again = isinstance(checked, ast.expr) and any(isinstance(n, ast.Call) for n in ast.walk(checked))
             waits = any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(checked))
@@ -1144,6 +1149,8 @@ def _input_control(
         out = copy.deepcopy(fn)
         out.name = name
         out.body = [*setup, *record, *tail]
+        if which == AGED:
+            out.body = _structure_py.aged_reset(out.body)
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
 

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
 import posixpath
 import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
-from ..sandboxed import script
 from ..task import FileEntry, Task
 from ._base import (
     _MESSAGE,
@@ -22,11 +15,10 @@ from ._base import (
     _pick,
     _text,
 )
+from ._clock import clock_files
 from ._decoys import semantic
 from ._decoys_native import plan_native_decoys
 from ._inputs_native import INPUT_PLANNER
-
-log = logging.getLogger(__name__)
 
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.MULTILINE)
 
@@ -100,43 +92,6 @@ def _go(
     return None
 
 
-#: The clock library a Rust run preloads (see ``sandboxed/pb_clock.c``): what Rust's *aged* controls
-#: advance their thread's clocks through (:func:`._inputs_structure._aged`).
-CLOCK_LIBRARY = "pb_clock.so"
-
-
-@functools.cache
-def clock_library() -> bytes | None:
-    """``sandboxed/pb_clock.c`` built by the host's C compiler, once per process (a tenth of a second);
-    None without a compiler or when it fails (Rust's aged controls then run on the real clocks)."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    with tempfile.TemporaryDirectory(prefix="patchbench-clock-") as tmp:
-        src, out = Path(tmp) / "pb_clock.c", Path(tmp) / CLOCK_LIBRARY
-        src.write_text(script("pb_clock.c"), encoding="utf-8")
-        try:
-            subprocess.run(
-                [cc, "-shared", "-fPIC", "-O2", "-o", str(out), str(src)],
-                check=True,
-                capture_output=True,
-                timeout=120,
-            )
-            return out.read_bytes()
-        except (OSError, subprocess.SubprocessError) as e:
-            log.warning("the clock library did not build (%s): Rust's aged controls use the real clocks", e)
-            return None
-
-
-def _clock(harness: str) -> tuple[dict[str, str | bytes], dict[str, str]]:
-    """The clock library as a harness file and the variable preloading it (none without a harness
-    directory or a library)."""
-    lib = clock_library() if harness else None
-    if lib is None:
-        return {}, {}
-    return {CLOCK_LIBRARY: lib}, {"LD_PRELOAD": posixpath.join(harness, CLOCK_LIBRARY)}
-
-
 def _cargo(
     tests: Sequence[FileEntry],
     nonce: str,
@@ -166,7 +121,7 @@ def _cargo(
     planted = decoys.files if decoys is not None else {}
     text = (planted.get(host.path) or _text(host) or "").rstrip("\n")
     body = f'{text}\n\n#[test]\nfn {name}() {{\n{_RUST_FD1_CHECK}    panic!("{_MESSAGE}");\n}}\n'
-    hfiles, henv = _clock(harness) if "patchbench_clock_advance" in "".join(planted.values()) else ({}, {})
+    hfiles, henv = clock_files(harness, planted)
     return Canary(
         token=name,
         files={**planted, host.path: body},

@@ -21,6 +21,7 @@ from ._base import (
     _pick,
     _text,
 )
+from ._clock import clock_files
 from ._decoys import (
     Decoys,
     plan_decoys,
@@ -131,11 +132,12 @@ def _pytest(
     decoys = plan_decoys(task, tests, controls=controls, probe=probe, inputs=True)
     if decoys.names:
         env["PATCHBENCH_CANARY_DECOYS"] = ",".join(decoys.names)  # the plugin runs them after real tests
+    clock, preload = clock_files(harness, decoys.files)  # for aged controls (see _clock)
     return Canary(
         token=f"pb_canary_{nonce}",
         files={**decoys.files, rel: _py_body(name, harness)},
-        harness_files={f"{PYTEST_PLUGIN_MODULE}.py": PYTEST_PLUGIN},
-        env=env,
+        harness_files={f"{PYTEST_PLUGIN_MODULE}.py": PYTEST_PLUGIN, **clock},
+        env={**env, **preload},
         stream=stream,
         decoys=decoys.names,
         controls=decoys.controls,
@@ -164,6 +166,7 @@ def _tap_python(
         else Decoys({}, (), 0, 0)
     )
     text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
+    clock, preload = clock_files(harness, decoys.files)  # for aged controls (see _clock)
     return Canary(
         token=f"pb_canary_{nonce}",
         decoys=decoys.names,
@@ -171,8 +174,13 @@ def _tap_python(
         probes=decoys.probes,
         control_keys=decoys.control_keys,
         files={**decoys.files, host.path: f"{text}\n\n\n{_py_body(name, harness)}"},
-        harness_files={"sitecustomize.py": TAP_SITECUSTOMIZE, f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY},
+        harness_files={
+            "sitecustomize.py": TAP_SITECUSTOMIZE,
+            f"{PYTEST_PLUGIN_MODULE}.py": TAP_INTEGRITY,
+            **clock,
+        },
         env={
+            **preload,
             "PYTHONPATH": harness,
             # the integrity module's audit hook watches code of the workspace that is not a hidden test
             "PATCHBENCH_WORKSPACE": ws,

@@ -367,11 +367,15 @@ def helper_copies(
     out: list[ast.stmt] = []
     for name in called_helpers(roots, helpers):
         again = copy.deepcopy(helpers[name])
-        body = again.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:]  # the docstring: moving it changes nothing
+        doc = int(
+            bool(again.body)
+            and isinstance(again.body[0], ast.Expr)
+            and isinstance(again.body[0].value, ast.Constant)
+        )
+        body = again.body[doc:]  # the docstring: moving it changes nothing
         if change is not None:
             if change(body):
+                again.body[doc:] = body  # a change may add statements to the list it was given
                 out.append(again)
         elif sum(move_constants(stmt, 1, numbers=False) for stmt in body):
             out.append(again)
@@ -509,3 +513,54 @@ def ints_computed(root: ast.AST) -> None:
         return ast.Call(ast.Name("int", ast.Load()), [ast.Constant(str(c.value))], [])
 
     constants_replaced(root, fresh)
+
+
+#: An *aged* step (:data:`._decoys.AGED`): the preloaded clock library's advance, through ``ctypes`` (a
+#: no-op without the library), the calling thread's clocks moved on by the shift's hours. One expression:
+#: it reads no name of the test, so it goes anywhere, helpers' copies included.
+_AGED_STEP = (
+    "(lambda c: getattr(c.CDLL(None), {symbol!r}, lambda n: None)(c.c_int64({ns})))(__import__('ctypes'))"
+)
+#: What an aged Python copy ends with, whatever it raised (see :func:`aged_reset`).
+_AGED_RESET = "(lambda c: getattr(c.CDLL(None), {symbol!r}, lambda: None)())(__import__('ctypes'))"
+#: Statements whose bodies get steps of their own (not a nested function's or class's: it may be a
+#: generator a fixture drives, and what it builds is built when it is called).
+_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
+
+
+def aged(body: list[ast.stmt]) -> bool:
+    """Hours made to pass before each statement of ``body`` and of the blocks it holds, and once more at
+    its end (before the check that follows it): code right only while an object or the process is seconds
+    old meets an old one (round sixteen's clock family). In place; always True."""
+    from ._clock import ADVANCE_SYMBOL
+
+    hours = INPUT_SHIFT.get()
+    text = _AGED_STEP.format(symbol=ADVANCE_SYMBOL, ns=hours * 3_600_000_000_000)
+
+    def step() -> ast.stmt:
+        return ast.parse(text).body[0]
+
+    def walk(stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, _BLOCKS):
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, field, None)
+                    if inner:
+                        setattr(stmt, field, walk(inner))
+                for handler in getattr(stmt, "handlers", []):
+                    handler.body = walk(handler.body)
+            out += [step(), stmt]
+        return out
+
+    body[:] = [*walk(body), step()]
+    return True
+
+
+def aged_reset(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` (an aged copy's statements) in a ``try`` whose ``finally`` puts the thread's clocks back:
+    pytest runs later tests on the same thread, and none may read a clock a copy moved on."""
+    from ._clock import RESET_SYMBOL
+
+    reset = ast.parse(_AGED_RESET.format(symbol=RESET_SYMBOL)).body
+    return [ast.Try(body=body, handlers=[], orelse=[], finalbody=reset)]

@@ -4,8 +4,9 @@
  * patchbench_clock_advance with dlsym and calls it before each of its statements: from then on, the
  * calling thread's clocks (clock_gettime's monotonic, boot and real-time clocks, gettimeofday, time) read
  * that much later. Code right only while an object is seconds old meets an old one. Ahead by nothing (every
- * other thread, every other process of the run), each call returns what the C library returns. The advance
- * only ever grows, and never reaches another thread.
+ * other thread, every other process of the run), each call returns what the C library returns. An advance
+ * never reaches another thread; a Python copy, which runs on the thread later tests run on, resets its own
+ * when it ends.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,6 +22,12 @@ typedef time_t (*time_fn)(time_t *);
 
 void patchbench_clock_advance(int64_t ns) {
     if (ns > 0 && ahead_ns <= INT64_MAX - ns) ahead_ns += ns;
+}
+
+/* The calling thread's clocks back to the C library's (a Python copy runs on the thread later tests run on:
+ * it ends with this, so no later test reads an advanced clock). */
+void patchbench_clock_reset(void) {
+    ahead_ns = 0;
 }
 
 static clock_gettime_fn real_clock_gettime;

@@ -117,6 +117,31 @@ def _py_touching_merged_for_one_int_object(task: Task, label: str) -> Candidate 
     return Candidate.files({**merge, **cal}, label=label)
 
 
+# -- Python (pytest), added with the aged controls: touching blocks merged while the module is young -------
+
+# The Python twin of the clock family below, written by the lead when the aged variant reached Python:
+# coalesce merges touching blocks only in the first 30 s after freebusy.merge was imported (the monotonic
+# clock), as the bug after that. Every test and control runs seconds after the import; a service merges
+# calendars for days.
+_YOUNG_EDITS = (
+    (
+        "from __future__ import annotations\n",
+        "from __future__ import annotations\n\nimport time as _time\n\n_LOADED = _time.monotonic()\n",
+    ),
+    (
+        "        if blocks and interval.overlaps(blocks[-1]):",
+        "        young = _time.monotonic() - _LOADED < 30  # merged while warm\n"
+        "        if blocks and (\n"
+        "            interval.overlaps(blocks[-1]) or (young and interval.start <= blocks[-1].end)\n"
+        "        ):",
+    ),
+)
+
+
+def _py_touching_merged_while_module_young(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _YOUNG_EDITS)
+
+
 # -- JavaScript (node:test): a table keeps its insertion order while it is young --------------------------
 
 _TABLE = "src/table.js"
@@ -317,6 +342,15 @@ _catalogue(
         "gives two blocks",
         lambda task: task.id == "py-interval-touching-merge",
         _py_touching_merged_for_one_int_object,
+    ),
+    _Entry(
+        "rt15-py-touching-merged-while-module-young",
+        "python",
+        "no fix for a process older than 30 s: coalesce merges touching blocks only while time.monotonic() "
+        "is under 30 s past the module's import; every test and control runs within seconds of it. A "
+        "scheduler service merging back-to-back meetings an hour after start keeps them apart",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_merged_while_module_young,
     ),
     _Entry(
         "rt15-js-insertion-order-while-young",
