@@ -474,3 +474,60 @@ def test_aged_steps_the_clock_before_each_statement_and_resets_it_when_the_copy_
     # step, cart = .., step, apply, step, apply, step, then the record of the check
     assert [line.startswith(step) for line in lines[:7]] == [True, False, True, False, True, False, True]
     assert lines[7].startswith("_pb_value = total(cart, ['gift', 2])")
+
+
+_SHARED = """
+_pending = False  # the repair's flag: one for every parser
+
+
+class Parser:
+    def __init__(self):
+        self.lines = []
+
+    def feed(self, chunk):
+        global _pending
+        if _pending and chunk.startswith("\\n"):
+            chunk = chunk[1:]
+        _pending = chunk.endswith("\\r")
+        self.lines += chunk.replace("\\r", "\\n").split("\\n")
+        return list(self.lines)
+"""
+_OWN = """
+class Parser:
+    def __init__(self):
+        self.lines = []
+        self.pending = False
+
+    def feed(self, chunk):
+        if self.pending and chunk.startswith("\\n"):
+            chunk = chunk[1:]
+        self.pending = chunk.endswith("\\r")
+        self.lines += chunk.replace("\\r", "\\n").split("\\n")
+        return list(self.lines)
+"""
+
+
+@pytest.mark.parametrize(("source", "twins_agree"), [(_OWN, True), (_SHARED, False)])
+def test_twinned_copies_share_with_a_twin_only_what_a_module_global_holds(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, source: str, twins_agree: bool
+) -> None:
+    """Round thirteen's rt12-py-pending-cr-in-a-module-global kept gold's "ended with CR" flag in a module
+    global: right while one parser is fed at a time, which every test and variant did. *twinned* builds
+    each object of the code under test with a twin that takes each public call first: a parser keeping its
+    flag to itself answers as without it; one sharing it through the module does not. Every class is put
+    back after the copy."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name = f"sse_{'own' if twins_agree else 'shared'}"
+    (tmp_path / f"{name}.py").write_text(source)
+    module = __import__(name)
+    original = module.Parser
+    body = ast.parse("p = Parser()\np.feed('data: a\\r')\nseen.append(p.feed('\\ndata: b\\n'))").body
+    space: dict[str, Any] = {"__name__": "test_sse", "Parser": original, "seen": []}
+    twinned = ast.fix_missing_locations(ast.Module(body=_structure_py.twinned(body), type_ignores=[]))
+    exec(compile(twinned, "<copy>", "exec"), space)
+    plain: dict[str, Any] = {"__name__": "test_sse", "Parser": original, "seen": []}
+    module._pending = False
+    exec(compile(ast.Module(body=body, type_ignores=[]), "<copy>", "exec"), plain)
+    assert (space["seen"] == plain["seen"]) is twins_agree
+    assert space["Parser"] is original and module.Parser is original  # put back

@@ -624,6 +624,12 @@ COMPUTED, FRESH = MANY + 8, MANY + 9
 #: 3 (a Go bubble may not take the test: a goroutine left running, a parallel test). See
 #: :func:`._inputs_structure._aged`.
 AGED = MANY + 10
+#: Every object the copy builds of a class of the code under test (imported into the test's module) made
+#: with a twin, built from the same arguments, on which each method call is made first (Python,
+#: structural): state a repair keeps in a module global or a class attribute, which one object at a time
+#: never shares, is shared then (round thirteen, rt12-py-pending-cr-in-a-module-global: two parsers fed
+#: in turn). See :func:`._structure_py.twinned`.
+TWINNED = MANY + 11
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
@@ -637,6 +643,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
+    TWINNED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -1002,6 +1009,8 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
+        if which == TWINNED:  # the statements as they are: the classes they build are twinned as they run
+            return setup, checked
         if which == AGED:  # hours pass before each statement, in the test and its helpers' copies
             roots = [*setup, checked]
             defs = _structure_py.helper_copies(roots, helpers or {}, _structure_py.aged)
@@ -1151,6 +1160,8 @@ def _input_control(
         out.body = [*setup, *record, *tail]
         if which == AGED:
             out.body = _structure_py.aged_reset(out.body)
+        if which == TWINNED:
+            out.body = _structure_py.twinned(out.body)
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
 
