@@ -15,10 +15,12 @@ from patchbench.canary._sql import (
     GROW_OFFSET,
     GROW_TIMES,
     MAX_CONTROLS,
+    TALLY_ROWS,
     cases_file,
     plan_sql,
     probe_cases,
     probe_rows,
+    tally_sql,
 )
 from patchbench.runners import choose_runner
 from patchbench.runners._base import RunOutput
@@ -289,3 +291,58 @@ def test_every_kind_of_control_is_planted_for_every_case() -> None:
             "c2",
         }
     assert len(chosen) == len(keys) <= MAX_CONTROLS  # the second drop of each case too: room is left
+
+
+def test_tally_sql_wraps_the_last_statement_and_counts_rows_and_values() -> None:
+    query = (
+        "-- members; active only\nCREATE TEMP VIEW v AS SELECT 1 AS x;\n"
+        "SELECT m.name, ';' AS sep /* a ; in a comment */ FROM members m; -- trailing ;\n"
+    )
+    sql = tally_sql(query, ["name", "sep"])
+    first, last = sql.split(";\n", 1)
+    assert first.strip().endswith("CREATE TEMP VIEW v AS SELECT 1 AS x")
+    assert last.startswith('SELECT count(*) AS pb_rows, count("name") AS pb_n0, count("sep") AS pb_n1 FROM (')
+    assert "SELECT m.name, ';' AS sep /* a ; in a comment */ FROM members m" in last
+    assert last.endswith("\n) AS pb_result")  # a line comment in the query cannot swallow the parenthesis
+    assert tally_sql(None, ["name"]) == tally_sql("  -- nothing\n", []) == "SELECT 'pb-no-query' AS pb_rows"
+
+
+@pytest.mark.parametrize(("workspace", "rows"), [("fixed", 640), ("repo", 384)])
+def test_a_tally_probe_counts_a_result_past_what_a_control_could_expect(
+    tmp_path: Path, workspace: str, rows: int
+) -> None:
+    """Round fourteen (rt13-sql-quiet-members-in-small-libraries): a query right up to 200 active members
+    passed every control, since a control expects gold's rows and sqltap shows 25 of a result. A
+    ``#tally`` probe grows every table past TALLY_ROWS rows and wraps the run's own query (read from its
+    workspace) so that its answer is one row: how many rows it returns, how many values each column holds.
+    Gold lists every member (640), the buggy query leaves out those without loans."""
+    task = _task()
+    root = Path(pb.__file__).parent / "data/hardbug/tasks" / _SQL
+    ws = tmp_path / "ws"
+    subprocess.run(["cp", "-r", str(root / "fixed"), str(ws)], check=True)
+    if workspace == "repo":  # the buggy query in place of gold's
+        (ws / "queries/member_activity.sql").write_text(
+            (root / "repo/queries/member_activity.sql").read_text()
+        )
+    plan = plan_sql(
+        task, task.hidden_tests, "abcdef012345", probe=True, rng=_rng(),
+        read=lambda rel: (ws / rel).read_text() if (ws / rel).is_file() else None,
+    )  # fmt: skip
+    assert plan is not None and plan.probes
+    doc = json.loads(plan.text)
+    tally = {n: k for n, k in plan.probes.items() if k.endswith("#tally")}
+    assert set(tally.values()) == {f"{c}#tally" for c in task.fail_to_pass}
+    case = next(c for c in doc["cases"] if c["name"] in tally)
+    members = next(f for f in case["fixtures"] if f.get("table") == "members")
+    assert len(members["rows"]) > TALLY_ROWS and "query" not in case
+    (ws / "tests").mkdir()
+    for f in task.hidden_tests:
+        (ws / f.path).write_text(f.content)
+    (ws / plan.path).write_text(plan.text)
+    out = subprocess.run(
+        [sys.executable, "tests/sqltap.py"], cwd=ws, capture_output=True, text=True, check=False
+    )
+    parsed = choose_runner(task.test).parse(RunOutput(out.stdout, out.stderr, out.returncode, tmp_path, None))
+    by_id = {t.id: t for t in parsed.tests}
+    first = next(n for n, k in tally.items() if k == "activity_lists_members_without_any_loans#tally")
+    assert probe_rows(by_id[first].message) == [[rows] * 7 + [384]]  # last_loan_on: members who borrowed

@@ -74,7 +74,7 @@ def plan_canary(
             probe=probe,
         )
     if runner == "tap" and task.language == "sql":
-        sql = plan_sql(task, tests, nonce, controls=controls, probe=probe)
+        sql = plan_sql(task, tests, nonce, controls=controls, probe=probe, read=read)
         if sql is None:
             return None
         return Canary(

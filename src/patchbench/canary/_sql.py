@@ -50,9 +50,16 @@ _CASE_KEYS = frozenset(
 PROBES_PER_CASE = 8
 #: Control cases planted per run (each is one more small query on a few rows, a millisecond or two): one
 #: of each kind for every case first (ten kinds).
-MAX_CONTROLS = 32
+MAX_CONTROLS = 36
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
+#: A ``#tally`` probe grows every table past this many rows (see :func:`_tally_case`): more rows than any
+#: control that expects the rows themselves holds.
+TALLY_ROWS = MAX_CONTROL_ROWS + 50
+#: At most this many copies of a table's rows (a one-row table then holds 250, a ten-row one 2,500).
+TALLY_COPIES = 250
+#: Copies beyond those that reach :data:`TALLY_ROWS` (a size past it, not at it).
+TALLY_EXTRA = 3
 
 _WORDS = ("again", "variant", "case", "more", "alt", "extra", "repeat", "other", "second", "edge")
 
@@ -130,7 +137,9 @@ def _table_rows(item: Any) -> list[Any] | None:
     return None
 
 
-def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def probe_cases(
+    task: Task, doc: dict[str, Any], read: Callable[[str], str | None] | None = None
+) -> dict[str, dict[str, Any]]:
     """Every control candidate of this task: key -> the case (without ``name`` and ``expect``).
 
     Per fail-to-pass case (not skipped): its fixture rows inserted in reverse order (key ``<case>#rev``),
@@ -139,7 +148,10 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     (``<case>#early``), each table of two rows or more emptied in turn
     (``<case>#empty<i>``), and up to
     :data:`PROBES_PER_CASE` - 1 databases with one fixture row dropped (``<case>#drop<i>.<j>``), the
-    case's own fixture items (written last, the ones that make this case what it is) first.
+    case's own fixture items (written last, the ones that make this case what it is) first. With
+    ``read`` (a workspace file's text, the query as the run has it), a ``<case>#tally``: the query on a
+    database grown past :data:`TALLY_ROWS` rows a table, answering only how many rows it returns and how
+    many values each column holds (see :func:`_tally_case`).
     """
     listed = set(task.fail_to_pass)
     out: dict[str, dict[str, Any]] = {}
@@ -198,6 +210,9 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             # reports asked a month before the day it runs met no day after it)
             fixtures, params = future
             out[f"{name}#future"] = {**base, "fixtures": fixtures, **({"params": params} if params else {})}
+        tally = _tally_case(case, items, base, read) if read is not None else None
+        if tally is not None:
+            out[f"{name}#tally"] = tally
         for i in reversed(tables):
             if len(items[i]["rows"]) > 1:
                 # one table's rows all gone (round eleven: a query right only for the kinds of rows the
@@ -216,7 +231,7 @@ def probe_cases(task: Task, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 #: The kinds of control case, in the order :func:`_pick` takes them.
-_KINDS = ("param", "drop", "ids", "shift", "future", "today", "grow", "empty", "early", "rev")
+_KINDS = ("param", "drop", "ids", "shift", "future", "today", "grow", "tally", "empty", "early", "rev")
 
 
 def _pick(keys: Sequence[str]) -> list[str]:
@@ -282,10 +297,10 @@ GROW_TIMES = 3
 GROW_OFFSET = 100_000
 
 
-def _grow(items: list[Any]) -> list[Any] | None:
-    """The fixture items with every table's rows written :data:`GROW_TIMES` times, the copies' integer ids
-    moved (see :func:`_renumber`); None when there is no id to keep the copies apart."""
-    copies = [_renumber(items, None, offset=k * GROW_OFFSET) for k in range(1, GROW_TIMES)]
+def _grow(items: list[Any], times: int = GROW_TIMES) -> list[Any] | None:
+    """The fixture items with every table's rows written ``times`` times, the copies' integer ids moved
+    (see :func:`_renumber`); None when there is no id to keep the copies apart."""
+    copies = [_renumber(items, None, offset=k * GROW_OFFSET) for k in range(1, times)]
     if any(c is None for c in copies):
         return None
     out = []
@@ -297,6 +312,79 @@ def _grow(items: list[Any]) -> list[Any] | None:
         more = [r for c in copies if c is not None for r in (_table_rows(c[0][n]) or [])]
         out.append({**item, "rows": [*rows, *more]})
     return out
+
+
+def _statements(sql: str) -> list[str]:
+    """``sql``'s statements (split at semicolons outside quotes and comments), empty ones left out."""
+    out: list[str] = []
+    start = i = 0
+    while i < len(sql):
+        c = sql[i]
+        if c in "'\"`[":
+            end = sql.find("]" if c == "[" else c, i + 1)
+            i = len(sql) if end < 0 else end + 1
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = len(sql) if end < 0 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = len(sql) if end < 0 else end + 2
+        elif c == ";":
+            out.append(sql[start:i])
+            start = i = i + 1
+        else:
+            i += 1
+    out.append(sql[start:])
+    return [st for st in out if _meaningful(st)]
+
+
+def _meaningful(statement: str) -> bool:
+    """Whether a statement holds more than whitespace and comments."""
+    text = re.sub(r"--[^\n]*|/\*.*?\*/", " ", statement, flags=re.S)
+    return bool(text.strip())
+
+
+def tally_sql(query: str | None, columns: Sequence[str]) -> str:
+    """The query with its last statement wrapped so that it answers one row: how many rows it returned and
+    how many non-null values each of ``columns`` held. Earlier statements run as they are. A query that
+    is missing or empty answers a row no calibration learnt (the control then fails, as the listed case
+    does)."""
+    statements = _statements(query or "")
+    if not statements:
+        return "SELECT 'pb-no-query' AS pb_rows"
+    counts = "".join(f", count({_quoted(c)}) AS pb_n{i}" for i, c in enumerate(columns))
+    last = f"SELECT count(*) AS pb_rows{counts} FROM (\n{statements[-1]}\n) AS pb_result"
+    return ";\n".join([*statements[:-1], last])
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _tally_case(
+    case: dict[str, Any], items: list[Any], base: dict[str, Any], read: Callable[[str], str | None]
+) -> dict[str, Any] | None:
+    """A ``#tally`` probe (round fourteen, rt13-sql-quiet-members-in-small-libraries: a query right up to
+    200 active members, past the rows a control could expect, since sqltap shows 25 of a result): every
+    table grown (:func:`_grow`) past :data:`TALLY_ROWS` rows, the case's query (as the run's workspace
+    has it) wrapped by :func:`tally_sql`, so gold's answer is one row (how many rows only, where the
+    case does not write its columns out). None for an inline query, or rows without ids to keep the
+    copies apart."""
+    query = case.get("query")
+    columns = case.get("expect", {}).get("columns") if isinstance(case.get("expect"), dict) else None
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        columns = []  # not written out: how many rows only
+    if not isinstance(query, str):
+        return None
+    sizes = [len(rows) for item in items if (rows := _table_rows(item))]
+    if not sizes:
+        return None
+    times = min(TALLY_COPIES, -(-TALLY_ROWS // min(sizes)) + TALLY_EXTRA)
+    grown = _grow(items, times)
+    if grown is None:
+        return None
+    rest = {k: v for k, v in base.items() if k != "query"}
+    return {**rest, "sql": tally_sql(read(query), columns), "fixtures": grown}
 
 
 #: Days an ``#early`` probe's date parameters move back (the data stays): a year, so that rows the
@@ -444,6 +532,7 @@ def plan_sql(
     controls: Mapping[str, Mapping[str, Any]] | None = None,
     probe: bool = False,
     rng: secrets.SystemRandom | None = None,
+    read: Callable[[str], str | None] | None = None,
 ) -> SqlPlan | None:
     """The cases planted into this run's cases file, or None when it has none this module understands.
 
@@ -457,6 +546,8 @@ def plan_sql(
         probe: calibration: plant every control candidate, expecting no rows (the gold run's report
             then shows what each returns), instead of calibrated controls.
         rng: the random source (tests pass a seeded one).
+        read: reads a workspace file (the queries as this run has them: ``#tally`` controls wrap them);
+            None, no ``#tally`` case.
     """
     found = cases_file(task, tests)
     if found is None:
@@ -472,12 +563,12 @@ def plan_sql(
     probes: dict[str, str] = {}
     keyed: dict[str, str] = {}
     if probe:
-        for key, case in probe_cases(task, doc).items():
+        for key, case in probe_cases(task, doc, read).items():
             name = f"pb_probe_{nonce}_{len(probes)}"
             probes[name] = key
             added.append({**case, "name": name, "expect": {"rows": []}})
     elif controls:
-        candidates = probe_cases(task, doc)
+        candidates = probe_cases(task, doc, read)
         keys = [k for k in controls if k in candidates]
         rng.shuffle(keys)
         keys.sort(key=lambda k: (not controls[k].get("informative"), not controls[k].get("differs")))
