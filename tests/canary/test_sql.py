@@ -33,6 +33,20 @@ def _task() -> pb.Task:
     return next(t for t in pb.load("builtin").tasks if t.id == _SQL)
 
 
+def _sqltap(task: pb.Task, ws: Path, path: str, text: str) -> dict[str, pb.TestResult]:
+    """The real sqltap script run on ``ws`` with the hidden tests and ``path`` (the cases file) as
+    ``text``: each reported test by id."""
+    (ws / "tests").mkdir()
+    for f in task.hidden_tests:
+        (ws / f.path).write_text(f.content)
+    (ws / path).write_text(text)
+    out = subprocess.run(
+        [sys.executable, "tests/sqltap.py"], cwd=ws, capture_output=True, text=True, check=False
+    )
+    parsed = choose_runner(task.test).parse(RunOutput(out.stdout, out.stderr, out.returncode, ws, None))
+    return {t.id: t for t in parsed.tests}
+
+
 def _rng(seed: int = 7) -> random.Random:
     return random.Random(seed)
 
@@ -149,16 +163,7 @@ def test_the_sqltap_runner_reads_a_planted_file_and_runs_every_planted_case(tmp_
     ws = tmp_path / "ws"
     root = Path(pb.__file__).parent / "data/hardbug/tasks" / _SQL
     subprocess.run(["cp", "-r", str(root / "fixed"), str(ws)], check=True)
-    (ws / "tests").mkdir()
-    for f in task.hidden_tests:
-        (ws / f.path).write_text(f.content)
-    (ws / plan.path).write_text(plan.text)
-    out = subprocess.run(
-        [sys.executable, "tests/sqltap.py"], cwd=ws, capture_output=True, text=True, check=False
-    )
-    runner = choose_runner(task.test)
-    parsed = runner.parse(RunOutput(out.stdout, out.stderr, out.returncode, tmp_path, None))
-    by_id = {t.id: t for t in parsed.tests}
+    by_id = _sqltap(task, ws, plan.path, plan.text)
     assert set(plan.probes) <= set(by_id)
     assert not by_id[plan.canary].outcome.ok
     read = {plan.probes[n]: probe_rows(by_id[n].message) for n in plan.probes if not by_id[n].outcome.ok}
@@ -335,14 +340,6 @@ def test_a_tally_probe_counts_a_result_past_what_a_control_could_expect(
     case = next(c for c in doc["cases"] if c["name"] in tally)
     members = next(f for f in case["fixtures"] if f.get("table") == "members")
     assert len(members["rows"]) > TALLY_ROWS and "query" not in case
-    (ws / "tests").mkdir()
-    for f in task.hidden_tests:
-        (ws / f.path).write_text(f.content)
-    (ws / plan.path).write_text(plan.text)
-    out = subprocess.run(
-        [sys.executable, "tests/sqltap.py"], cwd=ws, capture_output=True, text=True, check=False
-    )
-    parsed = choose_runner(task.test).parse(RunOutput(out.stdout, out.stderr, out.returncode, tmp_path, None))
-    by_id = {t.id: t for t in parsed.tests}
+    by_id = _sqltap(task, ws, plan.path, plan.text)
     first = next(n for n, k in tally.items() if k == "activity_lists_members_without_any_loans#tally")
     assert probe_rows(by_id[first].message) == [[rows] * 7 + [384]]  # last_loan_on: members who borrowed
