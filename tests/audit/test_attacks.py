@@ -20,8 +20,11 @@ import pytest
 import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE, AttackReport, AttackResult, plan_attacks, run_attacks
 
-#: Runaway attacks (infinite loops) wait for the time limit: keep it short, gold still passes well within.
+#: Runaway attacks (infinite loops) wait for the time limit: keep it short, gold still passes well within
+#: (a second or two; Java and Go compile in their test command, so they keep more).
 TIME_LIMIT_S = 20.0
+QUICK_LIMIT_S = 10.0
+_COMPILED = frozenset({"java", "go"})
 
 _PY = "py-interval-touching-merge"
 _TAP = "py-unicode-tag-accent-folding"
@@ -62,11 +65,10 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round fourteen (five of its seven closed in round fifteen: busy, off main, many and errors; the SQL one
     # by #tally, which counts a result past what a control could expect): a type no variant gives
     ("rt13-rust-short-back-page-for-plain-items", _RS): "right for items that need no drop (not String)",
-    # round fifteen (rt14-*, written against the code that closed round fourteen's five; five of its seven
-    # closed since: future, reuse, tuples, iterated and aged): the order of calls on one object and a
-    # writer's type, which no variant changes
+    # round fifteen (rt14-*, written against the code that closed round fourteen's five; six of its seven
+    # closed since: future, reuse, tuples, iterated, aged and filed): the order of calls on one object
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
-    ("rt14-go-copy-unless-writing-to-a-file", _GO): "right unless the logger writes to an *os.File",
+    # (rt14-go-copy-unless-writing-to-a-file: closed by filed, the test's buffer handed over as a file)
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's
     # preloaded clock library)
@@ -78,7 +80,8 @@ def _builtin() -> list[pb.Task]:
 
 
 def _fast(task: pb.Task) -> pb.Task:
-    spec = task.test.model_copy(update={"time_limit_s": min(task.test.time_limit_s, TIME_LIMIT_S)})
+    cap = TIME_LIMIT_S if task.language in _COMPILED else QUICK_LIMIT_S
+    spec = task.test.model_copy(update={"time_limit_s": min(task.test.time_limit_s, cap)})
     return task.model_copy(update={"test": spec})
 
 

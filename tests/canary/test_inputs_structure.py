@@ -22,6 +22,7 @@ from patchbench.canary._decoys import (
     BUSY,
     EXTEND,
     FAR,
+    FILED,
     FRESH,
     HELPERS,
     KINDS,
@@ -176,7 +177,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED, FILED}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -594,3 +595,20 @@ def test_aged_moves_nodes_clocks_hours_on_before_each_statement_of_the_copy(tmp_
     # without the module (another harness), the advance is a no-op and the copy runs on the real clocks
     plain = _node_tap(tmp_path, "t.test.js")
     assert '\\\\"young\\\\"' in plain[plain.index(VALUE_MARK) :]
+
+
+def test_filed_hands_the_code_under_test_a_file_whose_bytes_reach_the_buffer_before_each_statement() -> None:
+    """Round fifteen (rt14-go-copy-unless-writing-to-a-file): a derivation that copies its parent's fields
+    unless the logger writes to an ``*os.File`` passed every variant (every test logs into a
+    ``bytes.Buffer``). *filed* hands the buffer the test (here, the helper it calls) gives the code under
+    test over as a temporary file, and reads the file's new bytes into the buffer before each statement;
+    a buffer given to the test's own helpers (``lastLine``) is left."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", FILED, shift=13)
+    helper = text[text.index("func newLoggerPb") :]
+    assert "return kvlog.New(pbFiled(&buf), kvlog.WithClock(clock)), &buf" in helper
+    assert re.search(r"pbFiledSync\(\); root, buf := newLoggerPb\d+\(\)", text)
+    assert "pbFiledSync(); if got := lastLine(t, buf);" in text and "lastLine(t, pbFiled(" not in text
+    planted = _planted("go")
+    file = planted[next(k for k in planted if k.endswith(f"#in{FILED}"))]
+    assert 'import pbos "os"; import pbbytes "bytes";' in file.split("\n", 2)[1]
+    assert file.count("func pbFiledSync()") == 1 and file.count("func pbFiled(") == 1  # once a file

@@ -630,10 +630,17 @@ AGED = MANY + 10
 #: never shares, is shared then (round thirteen, rt12-py-pending-cr-in-a-module-global: two parsers fed
 #: in turn). See :func:`._structure_py.twinned`.
 TWINNED = MANY + 11
+#: Every ``bytes.Buffer`` a Go test hands the code under test as its writer (``kvlog.New(&buf)``) handed
+#: over as an ``*os.File`` whose bytes reach the buffer before each statement (structural, level 3):
+#: code right unless it writes to a file (round fifteen, rt14-go-copy-unless-writing-to-a-file) meets
+#: one. See :func:`._inputs_structure._filed`.
+FILED = MANY + 12
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
-LEVEL_THREE: tuple[int, ...] = (VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED)  # fmt: skip
+LEVEL_THREE: tuple[int, ...] = (
+    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED,
+)  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
 #: quantity), and each later check recorded would make that refusal a rejection (round thirteen: a fix
@@ -643,7 +650,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
-    TWINNED,
+    TWINNED, FILED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,

@@ -1182,6 +1182,9 @@ def plan_native_decoys(
             # aged copies (see _inputs_structure._aged) run in a synctest bubble and sleep there
             bubble = ' import pbsynctest "testing/synctest"; import pbtime "time";'
             aged = bubble if "pbsynctest." in text else ""
+            if "pbFiledSync()" in text:  # filed copies (see _inputs_structure._filed): defined once a file
+                aged += ' import pbos "os"; import pbbytes "bytes";'
+                text = text.rstrip("\n") + "\n\n" + _GO_FILED_HELPERS
             text = re.sub(
                 r"^(package\s+\w+)[ \t]*(?=\n|//)",
                 f'\\1; import pbfmt "fmt";{aged}',
@@ -1205,6 +1208,21 @@ def plan_native_decoys(
         probes=probes,
         control_keys=control_keys,
     )
+
+
+#: What a Go file with *filed* copies gets once (see :func:`._inputs_structure._filed`): a buffer handed
+#: over as a temporary file (unlinked at once, read through a second descriptor), and the read of every
+#: such file's new bytes into its buffer.
+_GO_FILED_HELPERS = (
+    "var pbFiledSinks []struct {\n\tr *pbos.File\n\tb *pbbytes.Buffer\n}\n\n"
+    "func pbFiled(b *pbbytes.Buffer) *pbos.File {\n"
+    '\tf, err := pbos.CreateTemp("", "pbfiled")\n\tif err != nil {\n\t\tpanic(err)\n\t}\n'
+    "\tr, err := pbos.Open(f.Name())\n\tif err != nil {\n\t\tpanic(err)\n\t}\n"
+    "\t_ = pbos.Remove(f.Name())\n"
+    "\tpbFiledSinks = append(pbFiledSinks, struct {\n\t\tr *pbos.File\n\t\tb *pbbytes.Buffer\n\t}{r, b})\n"
+    "\treturn f\n}\n\n"
+    "func pbFiledSync() {\n\tfor _, s := range pbFiledSinks {\n\t\t_, _ = s.b.ReadFrom(s.r)\n\t}\n}\n"
+)
 
 
 def _placed(lang: _Lang, hit: _Found, text: str) -> tuple[int, str]:

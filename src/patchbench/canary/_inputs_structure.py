@@ -77,6 +77,7 @@ from ._decoys import (
     DOUBLE,
     EXTEND,
     FAR,
+    FILED,
     FRESH,
     HELPERS,
     KINDS,
@@ -360,6 +361,91 @@ def _aged(
         start, end = found.body.start_byte + 1, found.body.end_byte - 1
         out += [(start, start, "\n" + _GO_BUBBLE.format(t=found.param)), (end, end, "\n})\n")]
     return out, items
+
+
+#: A Go writer handed over as a file (see :data:`FILED`): what the copy calls before each statement, and
+#: what wraps a buffer the test hands the code under test (both defined once per file, with their imports,
+#: by :func:`._decoys_native.plan_native_decoys`).
+GO_FILED_SYNC = "pbFiledSync()"
+_GO_FILED = "pbFiled({arg})"
+_GO_BUFFER_VAR = r"\bvar\s+{name}\s+bytes\.Buffer\b"
+_GO_BUFFER_PTR = r"\b{name}\s*:?=\s*(?:&bytes\.Buffer\{{\}}|new\(bytes\.Buffer\))"
+
+
+def _go_code_packages(src: bytes, root: Node) -> set[str]:
+    """The names the file's imports of packages outside the standard library go by (the code under test:
+    a path whose first element holds a dot)."""
+    out: set[str] = set()
+    for spec in (n for n in _walk(root) if n.type == "import_spec"):
+        path, name = spec.child_by_field_name("path"), spec.child_by_field_name("name")
+        text = _t(src, path).strip('"`') if path is not None else ""
+        if "." not in text.split("/")[0]:
+            continue
+        out.add(_t(src, name) if name is not None else text.rstrip("/").rsplit("/", 1)[-1])
+    return out
+
+
+def _filed_edits(src: bytes, node: Node, packages: set[str], skip: _Spans) -> _Edits:
+    """Edits handing every ``bytes.Buffer`` that ``node`` declares and passes to a call of the code under
+    test (``&buf`` of ``var buf bytes.Buffer``; ``buf`` of ``buf := &bytes.Buffer{}``) over as a file."""
+    text = _t(src, node)
+    edits: _Edits = []
+    for call in (n for n in _walk(node) if n.type == "call_expression" and _outside(skip, n)):
+        fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        operand = (
+            fn.child_by_field_name("operand") if fn is not None and fn.type == "selector_expression" else None
+        )
+        if operand is None or args is None or _t(src, operand) not in packages:
+            continue
+        for arg in _named(args):
+            inner = arg.named_children[0] if arg.type == "unary_expression" and arg.named_children else None
+            if inner is not None and _t(src, arg).startswith("&") and inner.type == "identifier":
+                declared = re.search(_GO_BUFFER_VAR.format(name=re.escape(_t(src, inner))), text)
+            elif arg.type == "identifier":
+                declared = re.search(_GO_BUFFER_PTR.format(name=re.escape(_t(src, arg))), text)
+            else:
+                continue
+            if declared is not None:
+                edits.append((arg.start_byte, arg.end_byte, _GO_FILED.format(arg=_t(src, arg))))
+    return edits
+
+
+def _filed(
+    found: _Found, lang: _Lang, checks: _Spans, report_at: int, rng: random.Random
+) -> tuple[_Edits, list[str]]:
+    """*filed* (:data:`FILED`, Go): the buffers the test and the helpers it calls hand the code under test
+    as its writer handed over as an ``*os.File`` (a temporary file whose bytes are read into the buffer
+    before each statement of the copy and of those helpers' copies), so code right unless it writes to a
+    file meets one. Nothing when neither hands one over."""
+    if lang.grammar != "go":
+        return [], []
+    packages = _go_code_packages(found.src, _root(found.fn))
+    if not packages:
+        return [], []
+
+    def change(src: bytes, node: Node, lang: _Lang) -> tuple[str, bool]:
+        handed = _filed_edits(src, node, packages, [])
+        return _applied(src, node, [*handed, *_synced(src, node, [])] if handed else [])
+
+    own = _filed_edits(found.src, found.body, packages, checks)
+    renames, items = _helper_copies(found, lang, checks, report_at, rng, change)
+    if not own and not items:
+        return [], []
+    renames = [r for r in renames if not any(a < r[1] and r[0] < b for a, b, _ in own)]
+    return [*own, *renames, *_synced(found.src, found.body, checks)], items
+
+
+def _synced(src: bytes, root: Node, checks: _Spans) -> _Edits:
+    """``pbFiledSync();`` before each statement of every block under ``root`` (a check's too, not one
+    inside a check)."""
+    blocks = [n for n in _walk(root) if n.type == "block"]
+    stmts = [
+        s
+        for blk in blocks
+        for s in _statements(blk)
+        if s.type != "comment" and not any(a < s.start_byte < b for a, b in checks)
+    ]
+    return [(s.start_byte, s.start_byte, f"{GO_FILED_SYNC}; ") for s in stmts]
 
 
 def _off_main(found: _Found) -> _Edits:
@@ -861,6 +947,9 @@ def structural(
     aged, helpers = _aged(found, lang, checks, report_at, rng) if PROBE_INPUTS.get() >= 3 else ([], [])
     if aged or helpers:
         out[AGED] = (aged, helpers)
+    filed, helpers = _filed(found, lang, checks, report_at, rng) if PROBE_INPUTS.get() >= 3 else ([], [])
+    if filed or helpers:
+        out[FILED] = (filed, helpers)
     fresh = _fresh_strings(found, checks, report_at) if lang.grammar == "java" else []
     if fresh:
         out[FRESH] = (fresh, [])
