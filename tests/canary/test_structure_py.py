@@ -522,6 +522,7 @@ def test_twinned_copies_share_with_a_twin_only_what_a_module_global_holds(
     (tmp_path / f"{name}.py").write_text(source)
     module = __import__(name)
     original = module.Parser
+    feed, init = vars(original)["feed"], vars(original)["__init__"]
     body = ast.parse("p = Parser()\np.feed('data: a\\r')\nseen.append(p.feed('\\ndata: b\\n'))").body
     space: dict[str, Any] = {"__name__": "test_sse", "Parser": original, "seen": []}
     twinned = ast.fix_missing_locations(ast.Module(body=_structure_py.twinned(body), type_ignores=[]))
@@ -530,4 +531,6 @@ def test_twinned_copies_share_with_a_twin_only_what_a_module_global_holds(
     module._pending = False
     exec(compile(ast.Module(body=body, type_ignores=[]), "<copy>", "exec"), plain)
     assert (space["seen"] == plain["seen"]) is twins_agree
-    assert space["Parser"] is original and module.Parser is original  # put back
+    # the classes are patched in place (objects keep their class) and put back as they were
+    assert space["Parser"] is original and module.Parser is original
+    assert vars(original)["feed"] is feed and vars(original)["__init__"] is init
