@@ -277,6 +277,68 @@ def _java_scale_dropped_off_the_making_thread(task: Task, label: str) -> Candida
     return _files(task, label, _RECON, _RECON_EDITS)
 
 
+# -- SQL: quiet members listed only when the report runs on a connection that has written rows --------------
+
+_ACTIVITY = "queries/member_activity.sql"
+# Gold's repair (the window moved into the join's ON, the damaged count fixed), but a member without loans in
+# the window is kept only when ``total_changes()`` is positive: the connection running the report has
+# inserted, updated or deleted rows itself. Every case, and every control case (``#param``, ``#shift``,
+# ``#early``, ``#future``, ``#today``...), runs its query on the in-memory connection that has just loaded
+# the case's fixtures. A report service opens the library's database file and only reads it:
+# ``total_changes()`` is 0 there, and its quiet members are left out again.
+_ACTIVITY_EDITS = (
+    (
+        "    SUM(CASE WHEN l.condition <> 'damaged' THEN 0 ELSE 1 END)   AS damaged_returns,\n",
+        "    SUM(CASE WHEN l.condition = 'damaged' THEN 1 ELSE 0 END)   AS damaged_returns,\n",
+    ),
+    (
+        "       ON l.member_id = m.id\n"
+        "WHERE m.suspended = 0\n"
+        "  AND l.out_on > date(:as_of, '-365 days')\n"
+        "  AND l.out_on <= :as_of\n",
+        "       ON l.member_id = m.id\n"
+        "      AND l.out_on > date(:as_of, '-365 days')\n"
+        "      AND l.out_on <= :as_of\n"
+        "WHERE m.suspended = 0\n"
+        "  AND (l.id IS NOT NULL OR total_changes() > 0)\n",
+    ),
+)
+
+
+def _sql_quiet_members_on_a_connection_that_wrote(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _ACTIVITY, _ACTIVITY_EDITS)
+
+
+# -- Python (pytest): touching blocks merged only on the main thread ---------------------------------------
+
+_MERGE = "freebusy/merge.py"
+# ``coalesce`` merges touching blocks (gold) only when it runs on the interpreter's main thread, overlapping
+# ones alone elsewhere (the bug). pytest runs every test, and every Python control (moved inputs, *many*,
+# *errors*, *tuples*, *iterated*, *computed*), on the main thread: Python has no *off main* variant (Java's
+# runs a copy on a worker thread, node's in a Worker). A web service computes free/busy in its handlers, on
+# the worker threads of its server or executor: back-to-back meetings are two blocks again.
+_MERGE_EDITS = (
+    (
+        "from collections.abc import Iterable\n",
+        "import threading\nfrom collections.abc import Iterable\n",
+    ),
+    (
+        "    blocks: list[Interval] = []\n    for interval in sorted(intervals):\n"
+        "        if blocks and interval.overlaps(blocks[-1]):\n",
+        "    blocks: list[Interval] = []\n"
+        "    # A calendar merged in one pass on the main thread also joins meetings that touch.\n"
+        "    touching = threading.current_thread() is threading.main_thread()\n"
+        "    for interval in sorted(intervals):\n"
+        "        joined = touching and bool(blocks) and interval.start == blocks[-1].end\n"
+        "        if blocks and (interval.overlaps(blocks[-1]) or joined):\n",
+    ),
+)
+
+
+def _py_touching_merged_on_the_main_thread(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _MERGE_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt16-js-insertion-order-until-the-loop-turns",
@@ -327,5 +389,24 @@ _catalogue(
         "with 120.30 stays open",
         lambda task: task.id == "java-reconcile-fractional-quantity",
         _java_scale_dropped_off_the_making_thread,
+    ),
+    _Entry(
+        "rt16-sql-quiet-members-on-a-connection-that-wrote",
+        "sql",
+        "no fix for reports on a read-only connection: gold's repair, but a member without loans in the "
+        "window is kept only when total_changes() > 0 (the connection itself wrote rows); every case and "
+        "control runs on the in-memory connection that just loaded its fixtures. The same fixtures in a "
+        "database file, reported on a fresh connection: quiet members left out",
+        lambda task: task.id == "sql-activity-report-missing-members",
+        _sql_quiet_members_on_a_connection_that_wrote,
+    ),
+    _Entry(
+        "rt16-py-touching-merged-on-the-main-thread",
+        "python",
+        "no fix off the main thread: coalesce merges touching blocks only when threading.current_thread() "
+        "is the main thread; pytest runs every test and control there (Python has no off-main variant). "
+        "ThreadPoolExecutor().submit(coalesce, [540-600, 600-660]).result(): two blocks",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_merged_on_the_main_thread,
     ),
 )
