@@ -127,6 +127,23 @@ with ThreadPoolExecutor(1) as pool:
     print('on a worker thread:', pool.submit(coalesce, meetings).result())
 """
 
+JAVA_LIST = """import recon.*;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+
+public class Check {
+    public static void main(String[] args) {
+        Invoice inv = new Invoice("INV-301", "Northwind", LocalDate.parse("2026-03-31"),
+                List.of(InvoiceLine.of("consulting, hours", "2.5", "48.12")));
+        List<Payment> pay = List.of(Payment.of("BNK-88121", "NORTHWIND", "120.30"));
+        System.out.println("List.of: " + new Reconciler().reconcile(List.of(inv), pay).matches().size() + " settled");
+        List<Payment> parsed = new ArrayList<>(pay);
+        System.out.println("ArrayList: " + new Reconciler().reconcile(List.of(inv), parsed).matches().size() + " settled");
+    }
+}
+"""
+
 
 def _tsx() -> str:
     found = glob.glob(os.path.expanduser("~/.cache/patchbench/envs/node-*/tools/node_modules/.bin/tsx"))
@@ -147,6 +164,10 @@ CHECKS: dict[str, tuple[dict[str, str], list[str]]] = {
     ),
     "rt16-sql-quiet-members-on-a-connection-that-wrote": ({"check.py": SQL}, [sys.executable, "check.py"]),
     "rt16-py-touching-merged-on-the-main-thread": ({"check.py": PY}, [sys.executable, "check.py"]),
+    "rt16-java-scale-dropped-for-immutable-lists": (
+        {"Check.java": JAVA_LIST},
+        ["sh", "-c", "javac -d out src/main/java/recon/*.java Check.java && java -cp out Check"],
+    ),
     "rt16-java-scale-dropped-off-the-making-thread": (
         {"Check.java": JAVA},
         ["sh", "-c", "javac -d out src/main/java/recon/*.java Check.java && java -cp out Check"],

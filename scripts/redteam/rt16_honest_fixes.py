@@ -57,6 +57,37 @@ FIXES: dict[str, list[tuple[str, str, str]]] = {
             "\tdone := make(chan struct{})\n\tl.out.lines <- entry{line: buf, done: done}\n\t<-done\n",
         ),
     ],
+    # Each row stamped with when it was last written (performance.now(), which aged controls serve hours
+    # ahead between statements) and a sequence number for writes within one tick; order() sorts by the stamp,
+    # then the sequence. A Map holds the rows (no integer-like reordering); gold relies on the Map's own order.
+    "js-lru-numeric-key-eviction": [
+        (
+            "src/table.js",
+            "  #rows = Object.create(null);\n  #count = 0;\n",
+            "  // key -> { value, at, seq }: a Map, so integer-like keys are ordinary keys (an object lists them first).\n"
+            "  #rows = new Map();\n  #count = 0;\n  #seq = 0;\n",
+        ),
+        ("src/table.js", "    return Object.hasOwn(this.#rows, key);\n", "    return this.#rows.has(key);\n"),
+        (
+            "src/table.js",
+            "    return this.contains(key) ? this.#rows[key] : undefined;\n",
+            "    return this.#rows.get(key)?.value;\n",
+        ),
+        (
+            "src/table.js",
+            "    this.#rows[key] = value;\n",
+            "    this.#rows.set(key, { value, at: performance.now(), seq: this.#seq++ });\n",
+        ),
+        ("src/table.js", "    delete this.#rows[key];\n", "    this.#rows.delete(key);\n"),
+        ("src/table.js", "    this.#rows = Object.create(null);\n", "    this.#rows.clear();\n"),
+        (
+            "src/table.js",
+            "    return Object.keys(this.#rows);\n",
+            "    return [...this.#rows]\n"
+            "      .sort(([, a], [, b]) => a.at - b.at || a.seq - b.seq)\n"
+            "      .map(([key]) => key);\n",
+        ),
+    ],
     # Invoices kept in a TreeMap whose comparator compares amounts with BigDecimal.compareTo (120.30 and
     # 120.300 are one key), instead of a HashMap keyed by the scale-stripped amount (gold).
     "java-reconcile-fractional-quantity": [

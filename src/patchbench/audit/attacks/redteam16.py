@@ -339,6 +339,30 @@ def _py_touching_merged_on_the_main_thread(task: Task, label: str) -> Candidate 
     return _files(task, label, _MERGE, _MERGE_EDITS)
 
 
+# -- Java (JUnit): amounts compared by value only for statements passed as immutable lists -------------------
+
+# Every test, and every control (moved elements, *extend*'s longer lists, *reuse*, *off main*, *fresh*),
+# passes its invoices and payments as ``List.of(..)``: no Java variant changes the container a test passes
+# (Python's *tuples* and *iterated* do). ``List.copyOf(payments) == payments`` holds exactly for the JDK's
+# immutable lists (copyOf returns them as they are); amounts are keyed by value (gold) only then. A statement
+# parsed from a bank file into an ``ArrayList`` (every real one) is matched by the exact BigDecimal again.
+_RECON_LIST_EDITS = (
+    _RECON_EDITS[0],
+    (
+        "        Map<Key, PriorityQueue<Invoice>> open = new HashMap<>();\n",
+        "        // A statement handed over as an immutable snapshot is settled by value.\n"
+        "        boolean byValue = List.copyOf(payments) == payments;\n"
+        "        Map<Key, PriorityQueue<Invoice>> open = new HashMap<>();\n",
+    ),
+    _RECON_EDITS[3],
+    _RECON_EDITS[4],
+)
+
+
+def _java_scale_dropped_for_immutable_lists(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _RECON, _RECON_LIST_EDITS)
+
+
 _catalogue(
     _Entry(
         "rt16-js-insertion-order-until-the-loop-turns",
@@ -408,5 +432,15 @@ _catalogue(
         "ThreadPoolExecutor().submit(coalesce, [540-600, 600-660]).result(): two blocks",
         lambda task: task.id == "py-interval-touching-merge",
         _py_touching_merged_on_the_main_thread,
+    ),
+    _Entry(
+        "rt16-java-scale-dropped-for-immutable-lists",
+        "java",
+        "no fix for statements held in ordinary lists: amounts are keyed by value only when "
+        "List.copyOf(payments) == payments (the JDK's immutable lists, as every test's and control's "
+        "List.of); the same statement in an ArrayList (parsed from a bank file): 2.5 x 48.12 paid with "
+        "120.30 stays open",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_scale_dropped_for_immutable_lists,
     ),
 )
