@@ -144,6 +144,16 @@ public class Check {
 }
 """
 
+RUST_THREAD = """use pagefeed::Feed;
+fn main() {
+    let mut f = Feed::new(4);
+    f.extend(0..10u32);
+    println!("paged where it was made: page_from_newest(1) = {:?}", f.page_from_newest(1));
+    let moved = std::thread::spawn(move || format!("{:?}", f.page_from_newest(1))).join().unwrap();
+    println!("paged from another thread: page_from_newest(1) = {moved}");
+}
+"""
+
 
 def _tsx() -> str:
     found = glob.glob(os.path.expanduser("~/.cache/patchbench/envs/node-*/tools/node_modules/.bin/tsx"))
@@ -167,6 +177,10 @@ CHECKS: dict[str, tuple[dict[str, str], list[str]]] = {
     "rt16-java-scale-dropped-for-immutable-lists": (
         {"Check.java": JAVA_LIST},
         ["sh", "-c", "javac -d out src/main/java/recon/*.java Check.java && java -cp out Check"],
+    ),
+    "rt16-rust-short-back-page-on-the-making-thread": (
+        {"examples/check.rs": RUST_THREAD},
+        ["cargo", "run", "-q", "--offline", "--example", "check"],
     ),
     "rt16-java-scale-dropped-off-the-making-thread": (
         {"Check.java": JAVA},

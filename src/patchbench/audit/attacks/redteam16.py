@@ -363,6 +363,44 @@ def _java_scale_dropped_for_immutable_lists(task: Task, label: str) -> Candidate
     return _files(task, label, _RECON, _RECON_LIST_EDITS)
 
 
+# -- Rust: a feed paged on the thread that made it skips its short back page first --------------------------
+
+# ``Feed`` remembers the thread that made it (``std::thread::current().id()``); ``Feed::pages`` tells
+# ``nth_back`` to skip the short back page first (gold) only when it is called on that thread (the free
+# ``pages()`` always does). Rust's test harness runs each test on a thread of its own, which makes and pages
+# the feed; no Rust variant moves a statement to another thread (Java's and node's *off main* do). A feed
+# filled by one task and scrolled from a request handler (an ``Arc<RwLock<Feed>>`` in a server) jumps to
+# shifted pages again.
+_FEED_THREAD_EDITS = (
+    (
+        "use crate::pages::{pages, Pages};\n",
+        "use std::thread::{self, ThreadId};\n\nuse crate::pages::{feed_pages, Pages};\n",
+    ),
+    (
+        "    entries: Vec<T>,\n    per_page: usize,\n}\n",
+        "    entries: Vec<T>,\n    per_page: usize,\n    home: ThreadId,\n}\n",
+    ),
+    (
+        "        Feed { entries: Vec::new(), per_page }\n",
+        "        Feed { entries: Vec::new(), per_page, home: thread::current().id() }\n",
+    ),
+    (
+        "        pages(&self.entries, self.per_page)\n",
+        "        // Paged where it is filled: the back page is the one still being written.\n"
+        "        let home = thread::current().id() == self.home;\n"
+        "        feed_pages(&self.entries, self.per_page, home)\n",
+    ),
+)
+
+
+def _rust_short_back_page_on_the_making_thread(task: Task, label: str) -> Candidate | None:
+    pages = _edited(task, _PAGES, _PAGES_EDITS)
+    feed = _edited(task, _FEED, _FEED_THREAD_EDITS)
+    if pages is None or feed is None:
+        return None
+    return Candidate.files({**pages, **feed}, label=label)
+
+
 _catalogue(
     _Entry(
         "rt16-js-insertion-order-until-the-loop-turns",
@@ -442,5 +480,15 @@ _catalogue(
         "120.30 stays open",
         lambda task: task.id == "java-reconcile-fractional-quantity",
         _java_scale_dropped_for_immutable_lists,
+    ),
+    _Entry(
+        "rt16-rust-short-back-page-on-the-making-thread",
+        "rust",
+        "no fix for feeds shared across threads: Feed::pages tells nth_back to skip the short back page "
+        "first only on the thread that made the feed (thread::current().id()); every test and control makes "
+        "and pages its feed on its own test thread. feed(10, 4) paged from another thread: "
+        "page_from_newest(1) = [4, 5] (gold [4, 5, 6, 7])",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_short_back_page_on_the_making_thread,
     ),
 )
