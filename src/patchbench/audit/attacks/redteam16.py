@@ -17,7 +17,10 @@ node serves ``performance.now``, ``Date.now``, ``process.hrtime`` and ``process.
 ``Date`` constructor; the Rust library moves the *calling thread's* clocks only (``__thread``); the Go
 bubble fakes the clock of goroutines started inside it only; every aged copy still runs its statements in
 one synchronous stretch of one thread; *off main* moves a Java copy's statements, the object's making
-included, to one other thread together.
+included, to one other thread together. Found while reading, not in the first list: Python and Rust
+have no *off main* at all, and no Java variant changes the container a test passes (always ``List.of``).
+Ideas 4, 7, 8, 10 and 11 were not tried (Java and Python have no aged variant yet, a known gap; 7 and 8
+are gates or class 4; 10 is class 3, checked by the round's sweep of issue 12's own attacks).
 
 Each keeps the bug for uses the listed tests do not make; none forges a report, reads a test or a frame, or
 carries the fix behind a test-environment gate (a plain program calling the code the way a test does gets
