@@ -52,7 +52,7 @@ def _get(module: object, name: str) -> Any:
     return getattr(module, name)
 
 
-ROUNDS = ("rt5", "rt6", "rt7", "rt8", "rt9", "rt10", "rt11", "rt12", "rt13", "rt14", "rt15")
+ROUNDS = ("rt5", "rt6", "rt7", "rt8", "rt9", "rt10", "rt11", "rt12", "rt13", "rt14", "rt15", "rt16")
 
 
 def all_fixes() -> dict[str, list[tuple[str, str, str]]]:
