@@ -69,10 +69,9 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # closed since: future, reuse, tuples, iterated, aged and filed): the order of calls on one object
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
     # (rt14-go-copy-unless-writing-to-a-file: closed by filed, the test's buffer handed over as a file)
-    # round seventeen (rt16-*, written against aged): clocks aged does not serve, the thread an object was
-    # made on, a container type, the event loop's turn, the connection's history
-    ("rt16-js-insertion-order-until-the-loop-turns", _JS): "right until a macrotask of its own has run",
-    ("rt16-ts-replay-after-construction-by-date-clock", _TS): "reads the Date constructor's clock",
+    # round seventeen (rt16-*, written against aged; the event loop's turn and the Date constructor closed
+    # since: node's aged copies await a turn before each statement, and serve new Date() ahead): clocks
+    # aged does not serve, the thread an object was made on, a container type, the connection's history
     ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
     ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
     ("rt16-rust-short-back-page-on-the-making-thread", _RS): "right on the thread that made the feed",

@@ -623,3 +623,24 @@ def test_a_correct_fix_writing_a_value_otherwise_is_not_rejected_by_later_checks
     assert not same_value(report(forward, Decimal("2.5"), TypeError) or "", gold)
     assert same_value("Decimal('1337.6550')", "Decimal('1337.655')")
     assert not same_value("Decimal('1337.6549')", "Decimal('1337.655')")
+
+
+def test_a_control_its_own_guard_skipped_as_inapplicable_is_not_failed() -> None:
+    """Round seventeen's honest go-logger fix (a writer goroutine started by New) outlived the aged copy's
+    synctest bubble: the bubble panicked and the test binary crashed, a correct fix unresolved. The copy now
+    recovers that panic on the test's goroutine and skips itself as inapplicable; the host counts such a
+    control as passed, and any other skip (or a missing value) as failed."""
+    from patchbench.canary import control_passed
+    from patchbench.results import Outcome, TestResult
+
+    learnt = {"informative": True, "expect": "0123456789abcdef"}
+    skipped = TestResult(
+        id="TestX", outcome=Outcome.SKIPPED, message="pb-inapplicable: deadlock: main bubble"
+    )
+    assert control_passed([skipped], learnt)
+    other = TestResult(id="TestX", outcome=Outcome.SKIPPED, message="skipped by the code")
+    assert not control_passed([other], learnt)
+    value = TestResult(
+        id="TestX", outcome=Outcome.FAILED, message="x.go:3: pb-value:0123456789abcdef|[1]:pb-end"
+    )
+    assert control_passed([value], learnt)

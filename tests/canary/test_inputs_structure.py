@@ -513,6 +513,10 @@ def test_aged_runs_a_go_copy_in_a_synctest_bubble_with_hours_slept_before_each_s
     of the helpers it calls; a check the copy rewrites keeps its text."""
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", AGED, shift=13)
     assert text.index("pbsynctest.Test(t, func(t *testing.T) {") < text.index("for depth := 0")
+    # round seventeen: a bubble outlived by goroutines of the code's own (a correct fix's writer) panics on
+    # the test's goroutine, where it is recovered: the copy has reported, or is skipped as inapplicable
+    guard = 'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") { t.Skipf("pb-inapplicable: %v", pbWhy) }'
+    assert text.index(guard) < text.index("pbsynctest.Test(")
     assert "pbtime.Sleep(13 * pbtime.Hour); for depth := 0; depth <= 8; depth++ {" in text
     assert re.search(r"pbtime\.Sleep\(13 \* pbtime\.Hour\); root, buf := newLoggerPb\d+\(\)", text)
     helper = text[text.index("func chainPb") :]
@@ -560,9 +564,10 @@ def test_aged_advances_rusts_clocks_before_each_statement_through_the_preloaded_
 _AGED_JS = (
     "import assert from 'node:assert/strict';\n"
     "import { test } from 'node:test';\n\n"
-    "class Table {\n  born = performance.now();\n"
+    "class Table {\n  born = performance.now();\n  when = new Date();\n"
     "  order() { return performance.now() - this.born < 5000 ? 'young' : 'old'; }\n"
-    "  uptime() { return process.uptime() < 30 && Date.now() > 0 ? 'new' : 'running'; }\n}\n\n"
+    "  uptime() { return process.uptime() < 30 && new Date() - this.when < 5000 ? 'new' : 'running'; }\n"
+    "}\n\n"
     "test('orders rows', () => {\n  const t = new Table();\n  const o = t.order();\n"
     "  assert.equal(o, 'young');\n  assert.equal(t.uptime(), 'new');\n});\n"
 )
@@ -586,6 +591,10 @@ def test_aged_moves_nodes_clocks_hours_on_before_each_statement_of_the_copy(tmp_
     assert copy is not None
     advance = "Reflect.get(globalThis, Symbol.for('patchbench.clock'))?.(46800000); "
     assert copy.count(advance) == 4  # before each statement, the checks it rewrites too
+    # round seventeen: each also awaits the event loop's turn (the test's function made async), and the Date
+    # constructor is served too (from the first advance on)
+    turn = "await new Promise((pbTurn) => setImmediate(pbTurn)); "
+    assert copy.count(turn + advance) == 4 and copy.startswith("test('orders rows again', async () => {")
     (tmp_path / "integrity.mjs").write_text(NODE_INTEGRITY)
     (tmp_path / "t.test.js").write_text(_AGED_JS + "\n" + copy + "\n")
     out = _node_tap(tmp_path, f"--import=file://{tmp_path / 'integrity.mjs'}", "t.test.js")

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from ..results import TestResult
+from ..results import Outcome, TestResult
 from ..task import Task
 from ._decoys import (
     AGED,
@@ -30,6 +30,7 @@ from ._decoys import (
     reported_value,
 )
 from ._inputs_native import native_value
+from ._inputs_structure import INAPPLICABLE
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 
@@ -169,7 +170,11 @@ def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | No
     failed reporting gold's value (the host compares; gold's value is never in the sandbox)."""
     expect = (learnt or {}).get("expect")
     if isinstance(expect, str):
-        return bool(results) and all(same_value(reported(t), expect) and not t.outcome.ok for t in results)
+        # a variant that could not run on this code (a Go bubble the code's own goroutines outlived,
+        # before the copy reported) is inapplicable, not failed: counted apart by no one, it takes nothing
+        return bool(results) and all(
+            (same_value(reported(t), expect) and not t.outcome.ok) or _inapplicable(t) for t in results
+        )
     params = (learnt or {}).get("params")
     if isinstance(params, list):
         wanted = set(params)
@@ -177,6 +182,11 @@ def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | No
         if {_case(t.id) for t in results} != wanted:
             return False
     return bool(results) and all(t.outcome.ok for t in results)
+
+
+def _inapplicable(result: TestResult) -> bool:
+    """A control skipped by its own guard as inapplicable (see ``_inputs_structure.INAPPLICABLE``)."""
+    return result.outcome is Outcome.SKIPPED and INAPPLICABLE in (result.message or "")
 
 
 def reported(result: TestResult) -> str | None:

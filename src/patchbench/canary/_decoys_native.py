@@ -1180,7 +1180,9 @@ def plan_native_decoys(
             # package under another name is allowed, so the file's own imports are left as they are)
             # (on the package clause's own line: the file's line numbers do not move)
             # aged copies (see _inputs_structure._aged) run in a synctest bubble and sleep there
-            bubble = ' import pbsynctest "testing/synctest"; import pbtime "time";'
+            bubble = (
+                ' import pbsynctest "testing/synctest"; import pbtime "time"; import pbstrings "strings";'
+            )
             aged = bubble if "pbsynctest." in text else ""
             if "pbFiledSync()" in text:  # filed copies (see _inputs_structure._filed): defined once a file
                 aged += ' import pbos "os"; import pbbytes "bytes";'

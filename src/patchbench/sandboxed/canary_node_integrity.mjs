@@ -79,7 +79,8 @@ Object.defineProperty(globalThis, KEY, {
 // The clocks a test process reads, served a little ahead when a control asks: an "aged" control (see the
 // canary's AGED variant) moves them hours on before each of its statements, so code right only while an
 // object or the process is young meets an old one. Ahead by nothing, each returns what it always did;
-// the advance only ever grows, and cannot be replaced (non-writable, non-configurable).
+// the advance only ever grows, and cannot be replaced (non-writable, non-configurable). `new Date()` is
+// served from the first advance on.
 const CLOCK = Symbol.for('patchbench.clock');
 let aheadMs = 0;
 const perfProto = Object.getPrototypeOf(performance);
@@ -109,9 +110,24 @@ try {
   process.uptime = function uptime() {
     return realUptime() + aheadMs / 1000;
   };
+  // The Date constructor too (round seventeen: `new Date()` read the clock the others served ahead), from
+  // the first advance on: aged copies run after the file's real tests, which keep the real constructor.
+  const RealDate = Date;
+  const LateDate = function Date(...args) {
+    if (!new.target) return new RealDate(realDateNow() + aheadMs).toString();
+    return Reflect.construct(RealDate, args.length ? args : [realDateNow() + aheadMs], new.target);
+  };
+  LateDate.prototype = RealDate.prototype;
+  LateDate.now = Date.now;
+  LateDate.parse = RealDate.parse;
+  LateDate.UTC = RealDate.UTC;
+  Object.setPrototypeOf(LateDate, Object.getPrototypeOf(RealDate));
   Object.defineProperty(globalThis, CLOCK, {
     value: Object.freeze((ms) => {
-      if (typeof ms === 'number' && ms > 0 && Number.isFinite(ms)) aheadMs += ms;
+      if (typeof ms === 'number' && ms > 0 && Number.isFinite(ms)) {
+        aheadMs += ms;
+        if (globalThis.Date === RealDate) globalThis.Date = LateDate;
+      }
     }),
     writable: false,
     configurable: false,
