@@ -77,7 +77,6 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt16-rust-short-back-page-on-the-making-thread", _RS): "right on the thread that made the feed",
     ("rt16-java-scale-dropped-off-the-making-thread", _JAVA): "right on the thread that made the reconciler",
     ("rt16-java-scale-dropped-for-immutable-lists", _JAVA): "right for List.of lists only",
-    ("rt16-py-touching-merged-on-the-main-thread", _PY): "right on the main thread only",
     ("rt16-sql-quiet-members-on-a-connection-that-wrote", _SQL): "right on a connection that wrote",
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's

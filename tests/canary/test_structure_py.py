@@ -20,6 +20,7 @@ from patchbench.canary._decoys import (
     ITERATED,
     LOOPS,
     MANY,
+    OFF_MAIN,
     REPEAT,
     REVERSE,
     SHRINK,
@@ -534,3 +535,33 @@ def test_twinned_copies_share_with_a_twin_only_what_a_module_global_holds(
     # the classes are patched in place (objects keep their class) and put back as they were
     assert space["Parser"] is original and module.Parser is original
     assert vars(original)["feed"] is feed and vars(original)["__init__"] is init
+
+
+def test_off_main_runs_a_python_copy_on_a_thread_of_its_own_and_raises_what_it_raised() -> None:
+    """Round seventeen (rt16-py-touching-merged-on-the-main-thread): a repair applied only on the main
+    thread passed every variant (pytest runs every test there). *off main* runs the copy's statements, its
+    record included, on a thread named like an executor's worker, and raises what they raised on the
+    test's thread; a copy that awaits gets none."""
+    text = _control(OFF_MAIN)
+    assert text is not None
+    fn = cast(ast.FunctionDef, ast.parse(text).body[0])
+    worker = next(s for s in fn.body if isinstance(s, ast.FunctionDef))
+    inner = ast.unparse(worker)
+    assert "_pb_value = total(cart, ['gift', 2])" in inner and "cart = order('TEA-01', 'MUG-03')" in inner
+    assert "Thread(target=_pb_off_main, name='ThreadPoolExecutor-0_0')" in text
+    assert ast.unparse(fn.body[-1]) == "if _pb_thrown:\n    raise _pb_thrown[0]"
+    # it runs: the record raised on the worker reaches the test's thread
+    code = ast.unparse(
+        ast.Module(
+            body=_structure_py.off_main(
+                ast.parse(
+                    "import threading\nname = threading.current_thread().name\nraise AssertionError(name)"
+                ).body
+            )
+            or [],
+            type_ignores=[],
+        )
+    )
+    with pytest.raises(AssertionError, match="ThreadPoolExecutor-0_0"):
+        exec(code, {})
+    assert _structure_py.off_main(ast.parse("async def f():\n    pass\nawait f()").body) is None

@@ -1016,7 +1016,7 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
-        if which == TWINNED:  # the statements as they are: the classes they build are twinned as they run
+        if which in (TWINNED, OFF_MAIN):  # the statements as they are, run twinned or on another thread
             return setup, checked
         if which == AGED:  # hours pass before each statement, in the test and its helpers' copies
             roots = [*setup, checked]
@@ -1169,6 +1169,11 @@ def _input_control(
             out.body = _structure_py.aged_reset(out.body)
         if which == TWINNED:
             out.body = _structure_py.twinned(out.body)
+        if which == OFF_MAIN:
+            threaded = _structure_py.off_main(out.body)
+            if threaded is None:
+                return None
+            out.body = threaded
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
 

@@ -658,3 +658,40 @@ def twinned(body: list[ast.stmt]) -> list[ast.stmt]:
         *ast.parse(_TWIN_PROLOGUE).body,
         ast.Try(body=body, handlers=[], orelse=[], finalbody=ast.parse(_TWIN_EPILOGUE).body),
     ]
+
+
+#: A Python *off main* copy (:data:`._decoys.OFF_MAIN`): its statements on a thread of their own, named like
+#: an executor's worker, and what they raised raised again on the test's thread.
+_OFF_MAIN = """
+_pb_thrown = []
+
+
+def _pb_off_main():
+    try:
+        pass
+    except BaseException as _pb_error:
+        _pb_thrown.append(_pb_error)
+
+
+_pb_worker = __import__('threading').Thread(target=_pb_off_main, name='ThreadPoolExecutor-0_0')
+_pb_worker.start()
+_pb_worker.join()
+if _pb_thrown:
+    raise _pb_thrown[0]
+"""
+
+
+def off_main(body: list[ast.stmt]) -> list[ast.stmt] | None:
+    """``body`` (a copy's statements) run on a thread of its own (round seventeen,
+    rt16-py-touching-merged-on-the-main-thread: a repair applied on the main thread only passed every
+    variant, which all ran there); None for statements that await (an async test's)."""
+    if any(
+        isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith, ast.Yield, ast.YieldFrom))
+        for s in body
+        for n in ast.walk(s)
+    ):
+        return None
+    out = ast.parse(_OFF_MAIN).body
+    worker = next(s for s in out if isinstance(s, ast.FunctionDef))
+    cast(ast.Try, worker.body[0]).body = body
+    return out
