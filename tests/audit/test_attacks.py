@@ -69,14 +69,12 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # closed since: future, reuse, tuples, iterated, aged and filed): the order of calls on one object
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
     # (rt14-go-copy-unless-writing-to-a-file: closed by filed, the test's buffer handed over as a file)
-    # round seventeen (rt16-*, written against aged; the event loop's turn and the Date constructor closed
-    # since: node's aged copies await a turn before each statement, and serve new Date() ahead): clocks
-    # aged does not serve, the thread an object was made on, a container type, the connection's history
+    # round seventeen (rt16-*, written against aged; five closed since: node's aged copies await a turn
+    # and serve new Date() ahead, off main for Python, Java's lists passed mutable and objects handed to
+    # another thread): clocks aged does not serve, Rust's making thread, the connection's history
     ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
     ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
     ("rt16-rust-short-back-page-on-the-making-thread", _RS): "right on the thread that made the feed",
-    ("rt16-java-scale-dropped-off-the-making-thread", _JAVA): "right on the thread that made the reconciler",
-    ("rt16-java-scale-dropped-for-immutable-lists", _JAVA): "right for List.of lists only",
     ("rt16-sql-quiet-members-on-a-connection-that-wrote", _SQL): "right on a connection that wrote",
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's

@@ -24,6 +24,7 @@ from patchbench.canary._decoys import (
     FAR,
     FILED,
     FRESH,
+    HANDED,
     HELPERS,
     KINDS,
     LOOPS,
@@ -37,6 +38,7 @@ from patchbench.canary._decoys import (
     SHRINK_TABLES,
     STRUCTURAL,
     TAIL,
+    TUPLES,
     TYPES,
     is_input_key,
     pick_inputs,
@@ -621,3 +623,22 @@ def test_filed_hands_the_code_under_test_a_file_whose_bytes_reach_the_buffer_bef
     file = planted[next(k for k in planted if k.endswith(f"#in{FILED}"))]
     assert 'import pbos "os"; import pbbytes "bytes";' in file.split("\n", 2)[1]
     assert file.count("func pbFiledSync()") == 1 and file.count("func pbFiled(") == 1  # once a file
+
+
+def test_java_lists_are_passed_mutable_and_an_object_is_handed_to_another_thread() -> None:
+    """Round seventeen: a repair right only for the immutable ``List.of`` lists every test passes
+    (rt16-java-scale-dropped-for-immutable-lists), and one right only on the thread that made its
+    reconciler (rt16-java-scale-dropped-off-the-making-thread; *off main* moved the making and the call
+    together). *tuples* for Java passes them as ``ArrayList``s; *handed over* builds the object on the
+    test's thread and runs every statement from its call on on a thread of its own."""
+    test = "ReconcilerTest#settlesInvoiceBilledForFractionalHours"
+    lists = _text("java", test, TUPLES, shift=13)
+    assert (
+        "reconcile(new java.util.ArrayList<>(List.of(consulting)), "
+        "new java.util.ArrayList<>(List.of(payment)))" in lists
+    )
+    handed = _text("java", test, HANDED, shift=13)
+    made = handed.index("var pbMade13 = new Reconciler();")
+    thread = handed.index("Thread pbRun13 = new Thread(() -> { try {")
+    assert made < thread < handed.index("pbMade13.reconcile(List.of(consulting), List.of(payment))")
+    assert handed.index('throw new AssertionError("pb-value:"') < handed.index("pbRun13.start();")

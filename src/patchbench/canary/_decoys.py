@@ -635,11 +635,15 @@ TWINNED = MANY + 11
 #: code right unless it writes to a file (round fifteen, rt14-go-copy-unless-writing-to-a-file) meets
 #: one. See :func:`._inputs_structure._filed`.
 FILED = MANY + 12
+#: Java: the object a test builds inside a call on it built on the test's thread, every statement from the
+#: call on run on a thread of its own (structural, level 3; round seventeen: a repair right only on the
+#: thread that made its object). See :func:`._inputs_structure._handed`.
+HANDED = MANY + 13
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
 LEVEL_THREE: tuple[int, ...] = (
-    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED,
+    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED,
 )  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
@@ -650,7 +654,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
-    TWINNED, FILED,
+    TWINNED, FILED, HANDED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,

@@ -79,6 +79,7 @@ from ._decoys import (
     FAR,
     FILED,
     FRESH,
+    HANDED,
     HELPERS,
     KINDS,
     LOOPS,
@@ -91,6 +92,7 @@ from ._decoys import (
     SHRINK_TABLES,
     TABLES,
     TAIL,
+    TUPLES,
     TYPES,
 )
 from ._decoys_native import (
@@ -111,6 +113,8 @@ from ._structure_py import copies, moved_string
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
 _NUMBER = re.compile(r"^([1-9][0-9_]{0,10}|0)(L|l)?$")
 _JAVA_LISTS = {("List", "of"), ("Arrays", "asList"), ("Stream", "of"), ("java.util.List", "of")}
+#: The lists a Java *tuples* variant passes as an ``ArrayList`` (see :func:`_java_containers`).
+_JAVA_MUTABLE = {("List", "of"), ("Arrays", "asList"), ("java.util.List", "of")}
 
 
 def _moved_leaf(text: str, kind: str, k: int, words: bool = True) -> str | None:
@@ -500,9 +504,15 @@ def _off_main(found: _Found) -> _Edits:
     an executor's worker; what they throw is thrown again on the test's thread (an ``Error`` or unchecked
     exception as it is, a checked one wrapped), so the value reported is the same. A test whose parameter a
     statement assigns does not build (a lambda captures it): the variant is at level 3."""
+    start, end = found.body.start_byte + 1, found.body.end_byte - 1
+    head, tail = _java_thread()
+    return [(start, start, head), (end, end, tail)]
+
+
+def _java_thread() -> tuple[str, str]:
+    """What opens and closes a Java block run on a thread of its own (see :func:`_off_main`)."""
     shift = INPUT_SHIFT.get()
     run, fail = f"pbRun{shift}", f"pbFail{shift}"
-    start, end = found.body.start_byte + 1, found.body.end_byte - 1
     head = f"\nfinal Throwable[] {fail} = {{null}}; Thread {run} = new Thread(() -> {{ try {{"
     tail = (
         f'\n}} catch (Throwable pbThrown) {{ {fail}[0] = pbThrown; }} }}, "pool-{1 + shift % 7}-thread-1");'
@@ -513,7 +523,54 @@ def _off_main(found: _Found) -> _Edits:
         f" if ({fail}[0] instanceof RuntimeException) throw (RuntimeException) {fail}[0];"
         f" if ({fail}[0] != null) throw new IllegalStateException({fail}[0]);\n"
     )
-    return [(start, start, head), (end, end, tail)]
+    return head, tail
+
+
+def _handed(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edits:
+    """Java's *handed over* (:data:`HANDED`, level 3): the object *reuse* finds (the first one a test builds
+    inside a call on it) built on the test's thread by a statement of its own, then every statement from
+    that call on run on a thread of its own (round seventeen, rt16-java-scale-dropped-off-the-making-thread:
+    *off main* moved the making and the call together, so code right only on the thread that made its
+    object met no other)."""
+    src = found.src
+    for stmt in _statements(found.body):
+        if stmt.start_byte >= report_at:
+            break
+        if not _outside(checks, stmt):
+            continue
+        call = next((n for n in _walk(stmt) if _fresh_receiver(n) is not None), None)
+        obj = _fresh_receiver(call) if call is not None else None
+        if obj is None:
+            continue
+        name = f"pbMade{INPUT_SHIFT.get()}"
+        head, tail = _java_thread()
+        end = found.body.end_byte - 1
+        made = f"var {name} = {_t(src, obj)};"
+        return [
+            (stmt.start_byte, stmt.start_byte, made + head),
+            (obj.start_byte, obj.end_byte, name),
+            (end, end, tail),
+        ]
+    return []
+
+
+def _java_containers(found: _Found, checks: _Spans, report_at: int) -> _Edits:
+    """Java's *tuples* (:data:`TUPLES`, other containers): every ``List.of(..)``/``Arrays.asList(..)`` of the
+    test's statements before its report, outside the checks the copy rewrites, passed as a
+    ``new java.util.ArrayList<>(..)`` (round seventeen, rt16-java-scale-dropped-for-immutable-lists: a
+    repair applied only to the immutable lists every test passes met no other)."""
+    src = found.src
+    out: _Edits = []
+    done: _Spans = []
+    for n in _walk(found.body):
+        if n.type != "method_invocation" or n.end_byte > report_at or not _outside([*checks, *done], n):
+            continue
+        obj, name = n.child_by_field_name("object"), n.child_by_field_name("name")
+        if obj is None or name is None or (_t(src, obj), _t(src, name)) not in _JAVA_MUTABLE:
+            continue
+        done.append((n.start_byte, n.end_byte))
+        out.append((n.start_byte, n.end_byte, f"new java.util.ArrayList<>({_t(src, n)})"))
+    return out
 
 
 def _fresh_receiver(node: Node) -> Node | None:
@@ -1000,6 +1057,14 @@ def structural(
     fresh = _fresh_strings(found, checks, report_at) if lang.grammar == "java" else []
     if fresh:
         out[FRESH] = (fresh, [])
+    lists = _java_containers(found, checks, report_at) if lang.grammar == "java" else []
+    if lists:
+        out[TUPLES] = (lists, [])
+    handed = (
+        _handed(found, lang, checks, report_at) if lang.grammar == "java" and PROBE_INPUTS.get() >= 3 else []
+    )
+    if handed:
+        out[HANDED] = (handed, [])
     if lang.grammar in ("java", "javascript", "typescript") and PROBE_INPUTS.get() >= 3:
         reused = _reused(found, lang, checks, report_at)
         if reused:
