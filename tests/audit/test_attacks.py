@@ -69,12 +69,11 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # closed since: future, reuse, tuples, iterated, aged and filed): the order of calls on one object
     ("rt14-rust-jump-back-while-front-untouched", _RS): "right only until the front has been read",
     # (rt14-go-copy-unless-writing-to-a-file: closed by filed, the test's buffer handed over as a file)
-    # round seventeen (rt16-*, written against aged; five closed since: node's aged copies await a turn
-    # and serve new Date() ahead, off main for Python, Java's lists passed mutable and objects handed to
-    # another thread): clocks aged does not serve, Rust's making thread, the connection's history
+    # round seventeen (rt16-*, written against aged; six closed since: node's aged copies await a turn and
+    # serve new Date() ahead, off main for Python, Java's lists passed mutable, objects handed to another
+    # thread in Java and Rust): clocks aged does not serve, the connection's history
     ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
     ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
-    ("rt16-rust-short-back-page-on-the-making-thread", _RS): "right on the thread that made the feed",
     ("rt16-sql-quiet-members-on-a-connection-that-wrote", _SQL): "right on a connection that wrote",
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's

@@ -129,7 +129,8 @@ def test_rust_gets_only_its_integer_types_widened() -> None:
     a copied element may use a value already moved (it would not compile): Rust's one structural variant
     widens the test's integer types, and leaves a test calling a helper of its file that names one."""
     planted = _planted("rust")
-    assert _variants(planted) == {TYPES, AGED}  # and aged (round sixteen's clocks; see its test)
+    # and aged (round sixteen's clocks) and handed over (round seventeen): see their tests
+    assert _variants(planted) == {TYPES, AGED, HANDED}
     tests = {k.rsplit("#in", 1)[0].rsplit("::", 1)[-1] for k in planted if k.endswith(f"#in{TYPES}")}
     assert "jumping_back_lands_on_the_same_pages_as_walking_back" in tests
     # milestones_are_listed_newest_first calls feed() (-> Feed<u32>) inside its checks' macro tokens
@@ -642,3 +643,13 @@ def test_java_lists_are_passed_mutable_and_an_object_is_handed_to_another_thread
     thread = handed.index("Thread pbRun13 = new Thread(() -> { try {")
     assert made < thread < handed.index("pbMade13.reconcile(List.of(consulting), List.of(payment))")
     assert handed.index('throw new AssertionError("pb-value:"') < handed.index("pbRun13.start();")
+
+
+def test_rust_hands_what_a_test_made_to_a_scoped_thread_of_its_own() -> None:
+    """Round seventeen (rt16-rust-short-back-page-on-the-making-thread): gold's page skip only on the thread
+    that made the feed passed every variant. *handed over* for Rust makes the test's first ``let`` on the
+    test's thread and runs every statement after it on a scoped thread, resuming its panic (the report)."""
+    text = _text_rust("newest_first::page_from_newest_with_a_short_tail", HANDED)
+    head = "let f = feed(10, 4); std::thread::scope(|pb_scope| { let pb_join = pb_scope.spawn(|| {"
+    assert head in text and text.index(head) < text.index("f.page_from_newest(0)")
+    assert "}); if let Err(pb_panic) = pb_join.join() { std::panic::resume_unwind(pb_panic) } });" in text

@@ -554,6 +554,22 @@ def _handed(found: _Found, lang: _Lang, checks: _Spans, report_at: int) -> _Edit
     return []
 
 
+def _rust_handed(found: _Found, checks: _Spans, report_at: int) -> _Edits:
+    """Rust's *handed over* (:data:`HANDED`, level 3): the test's first ``let`` (before its checks) made on
+    the test's thread, every statement after it run on a scoped thread of its own, which borrows what the
+    test made; a panic there (the report) is resumed on the test's thread (round seventeen,
+    rt16-rust-short-back-page-on-the-making-thread: a repair right only on the thread that made the feed).
+    Nothing for a test whose statements before its first check hold no ``let``."""
+    stmts = _statements(found.body)
+    first = next((s for s in stmts if s.type == "let_declaration"), None)
+    if first is None or first.end_byte > report_at or not _outside(checks, first) or first is stmts[-1]:
+        return []
+    end = found.body.end_byte - 1
+    head = " std::thread::scope(|pb_scope| { let pb_join = pb_scope.spawn(|| {"
+    tail = "\n}); if let Err(pb_panic) = pb_join.join() { std::panic::resume_unwind(pb_panic) } });\n"
+    return [(first.end_byte, first.end_byte, head), (end, end, tail)]
+
+
 def _java_containers(found: _Found, checks: _Spans, report_at: int) -> _Edits:
     """Java's *tuples* (:data:`TUPLES`, other containers): every ``List.of(..)``/``Arrays.asList(..)`` of the
     test's statements before its report, outside the checks the copy rewrites, passed as a
@@ -1030,7 +1046,8 @@ def structural(
     if lang.grammar == "rust" and PROBE_INPUTS.get() >= 3:  # may not build: level 3
         wider = _rust_wider(found, checks, report_at)
         aged = _aged(found, lang, checks, report_at, rng)[0]
-        return {k: (v, []) for k, v in ((TYPES, wider), (AGED, aged)) if v}
+        handed = _rust_handed(found, checks, report_at)
+        return {k: (v, []) for k, v in ((TYPES, wider), (AGED, aged), (HANDED, handed)) if v}
     if lang.grammar not in _GRAMMARS:
         return {}
     out: dict[int, tuple[_Edits, list[str]]] = {}
