@@ -7,7 +7,7 @@ PB := $(VENV)/bin/patchbench
 UV = $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps demo test check lint typecheck bench realworld clean
+.PHONY: install system-deps demo test check lint typecheck battery bench realworld clean
 
 system-deps:  ## bubblewrap (the sandbox), util-linux (prlimit, setpriv), git and patch, uv
 	@missing=""; \
@@ -47,6 +47,9 @@ typecheck: install
 	$(VENV)/bin/mypy
 
 check: lint typecheck test  ## ruff, mypy, pytest: run before every commit
+
+battery: install  ## the attack battery's whole cross product (make test runs each attack on one task)
+	PATCHBENCH_FULL_BATTERY=1 $(VENV)/bin/pytest -q tests/audit/test_attacks.py
 
 bench: install  ## overhead of run() over the bare test command (results in benchmarks/results/)
 	$(PY) benchmarks/run_overhead.py

@@ -168,6 +168,7 @@ def run_attacks(
     repos: Sequence[str | Path] = (),
     check_gold: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
+    only: Callable[[str, str], bool] | None = None,
 ) -> AttackReport:
     """Run every applicable attack (or those named) against every task; one row per attack × task.
 
@@ -175,10 +176,13 @@ def run_attacks(
 
     With ``check_gold`` each task's gold patch (when it has one) runs in the same batch, so a defence that
     costs a gold patch shows up as :attr:`AttackReport.gold_lost`. ``on_progress(done, total)`` is called
-    as runs finish.
+    as runs finish. ``only(attack, task_id)``, given, picks the pairs that run; the others are reported as
+    not applicable (a battery that runs each attack on one task of several).
     """
     tasks = list(tasks)
     planned = plan_attacks(tasks, attacks)
+    if only is not None:
+        planned = [p if only(p.attack, p.task.id) else PlannedAttack(p.attack, p.task, None) for p in planned]
     runnable = [p for p in planned if p.candidate is not None]
     jobs_list = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
     gold_tasks = [t for t in tasks if check_gold and t.gold_patch is not None]
