@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import copy as copy_module
+import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -645,3 +647,33 @@ def test_a_control_its_own_guard_skipped_as_inapplicable_is_not_failed() -> None
         id="TestX", outcome=Outcome.FAILED, message="x.go:3: pb-value:0123456789abcdef|[1]:pb-end"
     )
     assert control_passed([value], learnt)
+
+
+def test_a_level_timed_out_once_is_tried_again_with_more_time_before_it_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round seventeen's final battery: a loaded machine timed out py-decimal's gold probe run at level 3,
+    the calibration fell to level 1, and the variant that catches rt10-py-json-floats-below-ten was not
+    learnt (rewarded on that run only). A timeout is now tried again at the same level with twice the
+    time; only a second one gives the level up."""
+    from patchbench import harness
+
+    real = harness._probe_run
+    calls: list[tuple[int, int]] = []
+
+    def slow_once(*args: Any, **kwargs: Any) -> pb.Verdict:
+        inputs, factor = args[7], kwargs.get("factor", 1)
+        calls.append((inputs, factor))
+        v = real(*args, **kwargs)
+        if len(calls) == 1:
+            return v.model_copy(update={"status": pb.Status.TIMEOUT, "reason": "time limit (60 s) reached"})
+        return v
+
+    task = _stateful_task()
+    monkeypatch.setattr(harness, "_probe_run", slow_once)
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert gold.status is pb.Status.RESOLVED, gold.reason
+    assert calls[:2] == [(3, 1), (3, 2)]  # the same level again, twice the time
+    [record] = (tmp_path / "canary").glob("controls-*.json")
+    learnt = set(json.loads(record.read_text())["controls"])
+    assert "tests/test_calc.py::test_add#in41" in learnt  # many: a level-3 variant, kept
