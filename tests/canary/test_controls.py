@@ -677,3 +677,29 @@ def test_a_level_timed_out_once_is_tried_again_with_more_time_before_it_is_given
     [record] = (tmp_path / "canary").glob("controls-*.json")
     learnt = set(json.loads(record.read_text())["controls"])
     assert "tests/test_calc.py::test_add#in41" in learnt  # many: a level-3 variant, kept
+
+
+def test_a_calibration_that_gave_a_level_up_for_time_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round seventeen's final battery again: the record of a calibration that fell a level for time was
+    cached, so every later run planted the fewer controls (the second battery on the same cache rewarded
+    rt10-py-json-floats-below-ten again). Such a record serves its run only."""
+    from patchbench import harness
+
+    real = harness._probe_run
+    calls: list[int] = []
+
+    def slow_twice(*args: Any, **kwargs: Any) -> pb.Verdict:
+        calls.append(args[7])
+        v = real(*args, **kwargs)
+        if len(calls) <= 2:  # level 3 and its retry
+            return v.model_copy(update={"status": pb.Status.TIMEOUT, "reason": "time limit (60 s) reached"})
+        return v
+
+    task = _stateful_task()
+    monkeypatch.setattr(harness, "_probe_run", slow_twice)
+    gold = pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path)
+    assert gold.status is pb.Status.RESOLVED and gold.controls >= 1, gold.reason
+    assert calls[:3] == [3, 3, 2]
+    assert list((tmp_path / "canary").glob("controls-*.json")) == []  # the next run calibrates again
