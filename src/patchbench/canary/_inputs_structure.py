@@ -339,18 +339,24 @@ def _own_function(node: Node) -> Node | None:
     return up
 
 
-def _aged_edits(src: bytes, root: Node, lang: _Lang, checks: _Spans, turns: Node | None = None) -> _Edits:
-    """Edits making hours pass before each statement of every block under ``root`` (a check the copy
-    rewrites too, not a statement inside one): node, the clock advanced; Go, a sleep (in a bubble); Rust,
-    the clock library's advance (not in a nested ``fn``, which cannot read the copy's variable)."""
-    hours = INPUT_SHIFT.get()
+def _block_statements(root: Node, checks: _Spans) -> list[Node]:
+    """The statements of every block under ``root`` (a check the copy rewrites too, not a statement inside
+    one; no comment): where *aged* and *filed* put their steps."""
     blocks = [n for n in _walk(root) if n.type in ("block", "statement_block")]
-    stmts = [
+    return [
         s
         for blk in blocks
         for s in _statements(blk)
         if s.type != "comment" and not any(a < s.start_byte < b for a, b in checks)
     ]
+
+
+def _aged_edits(src: bytes, root: Node, lang: _Lang, checks: _Spans, turns: Node | None = None) -> _Edits:
+    """Edits making hours pass before each statement of every block under ``root`` (a check the copy
+    rewrites too, not a statement inside one): node, the clock advanced; Go, a sleep (in a bubble); Rust,
+    the clock library's advance (not in a nested ``fn``, which cannot read the copy's variable)."""
+    hours = INPUT_SHIFT.get()
+    stmts = _block_statements(root, checks)
     if lang.grammar == "rust":
         fns = [n for n in _walk(root) if n.type == "function_item"]
         stmts = [s for s in stmts if not any(f.start_byte < s.start_byte < f.end_byte for f in fns)]
@@ -489,14 +495,7 @@ def _filed(
 def _synced(src: bytes, root: Node, checks: _Spans) -> _Edits:
     """``pbFiledSync();`` before each statement of every block under ``root`` (a check's too, not one
     inside a check)."""
-    blocks = [n for n in _walk(root) if n.type == "block"]
-    stmts = [
-        s
-        for blk in blocks
-        for s in _statements(blk)
-        if s.type != "comment" and not any(a < s.start_byte < b for a, b in checks)
-    ]
-    return [(s.start_byte, s.start_byte, f"{GO_FILED_SYNC}; ") for s in stmts]
+    return [(s.start_byte, s.start_byte, f"{GO_FILED_SYNC}; ") for s in _block_statements(root, checks)]
 
 
 def _off_main(found: _Found) -> _Edits:
