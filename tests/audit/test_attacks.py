@@ -76,7 +76,8 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # thread in Java and Rust): clocks aged does not serve, the connection's history
     ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
     ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
-    ("rt16-sql-quiet-members-on-a-connection-that-wrote", _SQL): "right on a connection that wrote",
+    # (rt16-sql-quiet-members-on-a-connection-that-wrote: closed by SQL's #fresh, the case's rows made
+    # without an INSERT, so the query runs on a connection that wrote nothing)
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's
     # preloaded clock library)

@@ -17,6 +17,7 @@ from patchbench.canary._sql import (
     MAX_CONTROLS,
     TALLY_ROWS,
     cases_file,
+    fresh_sql,
     plan_sql,
     probe_cases,
     probe_rows,
@@ -343,3 +344,69 @@ def test_a_tally_probe_counts_a_result_past_what_a_control_could_expect(
     by_id = _sqltap(task, ws, plan.path, plan.text)
     first = next(n for n, k in tally.items() if k == "activity_lists_members_without_any_loans#tally")
     assert probe_rows(by_id[first].message) == [[rows] * 7 + [384]]  # last_loan_on: members who borrowed
+
+
+def test_fresh_sql_makes_the_tables_anew_without_an_insert() -> None:
+    """Each table made from a shape (its columns' affinities as the run's schema gives them) and a
+    ``VALUES`` list, so that the connection has written nothing: ``total_changes()`` is 0 in the query."""
+    import sqlite3
+
+    sql = fresh_sql(
+        "SELECT id, score, typeof(score), total_changes() FROM t ORDER BY id;",
+        [("t", ["id", "score"], [["1", "2"], ["2", "NULL"]])],
+    )
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, score REAL)")
+    *pre, last = sql.split(";\n")
+    for statement in pre:
+        conn.execute(statement)
+    assert conn.execute(last).fetchall() == [(1, 2.0, "real", 0), (2, None, "null", 0)]
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'pb_shape%'").fetchall() == []
+    assert fresh_sql("  -- nothing\n", []) == "SELECT 'pb-no-query' AS pb_rows"
+
+
+@pytest.mark.parametrize("attack", [False, True])
+def test_a_fresh_probe_runs_the_query_on_a_connection_that_wrote_nothing(
+    tmp_path: Path, attack: bool
+) -> None:
+    """Round seventeen (rt16-sql-quiet-members-on-a-connection-that-wrote): gold's repair kept only while
+    ``total_changes() > 0``, as on every sqltap connection, which inserts its fixtures. A ``#fresh`` probe
+    holds the case's own rows (the schema's defaults for columns a fixture leaves out) made without an
+    INSERT: gold answers as on the listed case's data (the same rows as ``#rev``), the gated query leaves
+    the quiet member out."""
+    task = _task()
+    root = Path(pb.__file__).parent / "data/hardbug/tasks" / _SQL
+    ws = tmp_path / "ws"
+    subprocess.run(["cp", "-r", str(root / "fixed"), str(ws)], check=True)
+    if attack:
+        query = ws / "queries/member_activity.sql"
+        text = query.read_text()
+        assert "WHERE m.suspended = 0\n" in text
+        query.write_text(
+            text.replace(
+                "WHERE m.suspended = 0\n",
+                "WHERE m.suspended = 0\n  AND (l.id IS NOT NULL OR total_changes() > 0)\n",
+            )
+        )
+    plan = plan_sql(
+        task, task.hidden_tests, "abcdef012345", probe=True, rng=_rng(),
+        read=lambda rel: (ws / rel).read_text() if (ws / rel).is_file() else None,
+    )  # fmt: skip
+    assert plan is not None and plan.probes
+    fresh = {k: n for n, k in plan.probes.items() if k.endswith("#fresh")}
+    assert set(fresh) == {f"{c}#fresh" for c in task.fail_to_pass}
+    doc = json.loads(plan.text)
+    case = next(c for c in doc["cases"] if c["name"] == fresh[f"{task.fail_to_pass[0]}#fresh"])
+    assert case["fixtures"] == [] and "INSERT" not in case["sql"].upper()
+    rev = {k: n for n, k in plan.probes.items() if k.endswith("#rev")}
+    by_id = _sqltap(task, ws, plan.path, plan.text)
+    for c in task.fail_to_pass:
+        got, same_data = (
+            probe_rows(by_id[fresh[f"{c}#fresh"]].message),
+            probe_rows(by_id[rev[f"{c}#rev"]].message),
+        )
+        assert got is not None and same_data is not None
+        if attack and c == "activity_lists_members_whose_loans_are_all_older":
+            assert sorted(got) != sorted(same_data)  # the member whose loans are older is left out
+        elif not attack:
+            assert sorted(got) == sorted(same_data)

@@ -28,6 +28,7 @@ import json
 import posixpath
 import re
 import secrets
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,7 @@ _CASE_KEYS = frozenset(
 PROBES_PER_CASE = 8
 #: Control cases planted per run (each is one more small query on a few rows, a millisecond or two): one
 #: of each kind for every case first (ten kinds).
-MAX_CONTROLS = 36
+MAX_CONTROLS = 39
 #: Gold result rows a control may expect at most (larger results are not worth the run's time).
 MAX_CONTROL_ROWS = 200
 #: A ``#tally`` probe grows every table past this many rows (see :func:`_tally_case`): more rows than any
@@ -213,6 +214,9 @@ def probe_cases(
         tally = _tally_case(case, items, base, read) if read is not None else None
         if tally is not None:
             out[f"{name}#tally"] = tally
+        fresh = _fresh_case(task, doc, case, items, base, read) if read is not None else None
+        if fresh is not None:
+            out[f"{name}#fresh"] = fresh
         for i in reversed(tables):
             if len(items[i]["rows"]) > 1:
                 # one table's rows all gone (round eleven: a query right only for the kinds of rows the
@@ -231,7 +235,9 @@ def probe_cases(
 
 
 #: The kinds of control case, in the order :func:`_pick` takes them.
-_KINDS = ("param", "drop", "ids", "shift", "future", "today", "grow", "tally", "empty", "early", "rev")
+_KINDS = (
+    "param", "drop", "ids", "shift", "future", "today", "grow", "tally", "fresh", "empty", "early", "rev",
+)  # fmt: skip
 
 
 def _pick(keys: Sequence[str]) -> list[str]:
@@ -385,6 +391,160 @@ def _tally_case(
         return None
     rest = {k: v for k, v in base.items() if k != "query"}
     return {**rest, "sql": tally_sql(read(query), columns), "fixtures": grown}
+
+
+#: Steps the host's SQLite may take running a task's setup files to learn its tables' columns (a setup
+#: that fills tables with a recursive query is cut short: no ``#fresh`` probe).
+SCHEMA_STEPS = 2_000_000
+#: What a setup file may do in the host's in-memory database (:func:`_schema_columns`): make and fill
+#: tables, nothing that reaches a file (``ATTACH``, ``VACUUM INTO``) or the connection's settings.
+_SCHEMA_ACTIONS = frozenset(
+    getattr(sqlite3, name)
+    for name in (
+        "SQLITE_CREATE_INDEX", "SQLITE_CREATE_TABLE", "SQLITE_CREATE_TEMP_INDEX",
+        "SQLITE_CREATE_TEMP_TABLE", "SQLITE_CREATE_TEMP_TRIGGER", "SQLITE_CREATE_TEMP_VIEW",
+        "SQLITE_CREATE_TRIGGER", "SQLITE_CREATE_VIEW",
+        "SQLITE_DELETE", "SQLITE_DROP_INDEX", "SQLITE_DROP_TABLE", "SQLITE_DROP_TRIGGER", "SQLITE_DROP_VIEW",
+        "SQLITE_INSERT", "SQLITE_READ", "SQLITE_SELECT", "SQLITE_TRANSACTION", "SQLITE_UPDATE",
+        "SQLITE_FUNCTION", "SQLITE_ALTER_TABLE", "SQLITE_SAVEPOINT", "SQLITE_RECURSIVE", "SQLITE_REINDEX",
+    )
+    if hasattr(sqlite3, name)
+)  # fmt: skip
+
+
+def _schema_columns(task: Task, doc: dict[str, Any]) -> dict[str, list[tuple[str, str | None, bool]]] | None:
+    """Each table the task's own setup files make (the dataset's, never the candidate's: the workspace as
+    the task ships it) -> its columns in order, as (name, default expression or None, INTEGER PRIMARY
+    KEY). Run in an in-memory database of the host's SQLite with an allow-list authorizer (no file is
+    reached) and a step budget; None when a setup file is missing or fails."""
+    setup = doc.get("setup", [])
+    if not isinstance(setup, list):
+        return None
+    files = {f.path: f.content for f in task.workspace if isinstance(f.content, str)}
+    texts = [files.get(path) for path in setup]
+    if not all(isinstance(t, str) for t in texts):
+        return None
+    steps = 0
+
+    def budget() -> int:
+        nonlocal steps
+        steps += 1000
+        return 1 if steps > SCHEMA_STEPS else 0
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.set_authorizer(
+            lambda action, *_: sqlite3.SQLITE_OK if action in _SCHEMA_ACTIONS else sqlite3.SQLITE_DENY
+        )
+        conn.set_progress_handler(budget, 1000)
+        for text in texts:
+            conn.executescript(text or "")
+        conn.set_authorizer(None)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        out: dict[str, list[tuple[str, str | None, bool]]] = {}
+        for table in tables:
+            info = conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+            rowid = [r for r in info if r[5]]
+            out[table.lower()] = [
+                (r[1], r[4], len(rowid) == 1 and r[5] == 1 and str(r[2]).upper() == "INTEGER") for r in info
+            ]
+        return out
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def _literal(v: Any) -> str | None:
+    """``v`` (a fixture value) as an SQL literal; None for a value sqltap would not insert as it is."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return str(v) if -(2**63) <= v < 2**63 else None
+    if isinstance(v, float):
+        text = repr(v)
+        return text if text not in ("inf", "-inf", "nan") else None
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    if isinstance(v, dict) and set(v) == {"blob"} and isinstance(v["blob"], str):
+        return f"X'{v['blob']}'" if re.fullmatch(r"(?:[0-9A-Fa-f]{2})*", v["blob"]) else None
+    return None
+
+
+def fresh_sql(query: str | None, tables: Sequence[tuple[str, list[str], list[list[str]]]]) -> str:
+    """The query preceded by statements that make each of ``tables`` anew, holding its rows, without one
+    ``INSERT``: a shape of the table (``CREATE TABLE .. AS SELECT * .. WHERE 0``, every column with the
+    affinity the run's schema gives it), the table dropped and made again from the shape and a
+    ``VALUES`` list (``CREATE TABLE .. AS``, which SQLite does not count as changes). ``tables``: (name,
+    column names in order, rows of SQL expressions, one a column)."""
+    statements = _statements(query or "")
+    if not statements:
+        return "SELECT 'pb-no-query' AS pb_rows"
+    pre: list[str] = []
+    for n, (table, _, _) in enumerate(tables):
+        pre.append(f"CREATE TABLE pb_shape_{n} AS SELECT * FROM {_quoted(table)} WHERE 0")
+    for table, _, _ in tables:
+        pre.append(f"DROP TABLE {_quoted(table)}")
+    for n, (table, _, rows) in enumerate(tables):
+        shape = f"SELECT * FROM pb_shape_{n} WHERE 0"
+        body = f"{shape} UNION ALL SELECT * FROM (VALUES {', '.join('(' + ', '.join(r) + ')' for r in rows)})"
+        pre.append(f"CREATE TABLE {_quoted(table)} AS {body if rows else shape}")
+        pre.append(f"DROP TABLE pb_shape_{n}")
+    return ";\n".join([*pre, *statements])
+
+
+def _fresh_case(
+    task: Task,
+    doc: dict[str, Any],
+    case: dict[str, Any],
+    items: list[Any],
+    base: dict[str, Any],
+    read: Callable[[str], str | None],
+) -> dict[str, Any] | None:
+    """A ``#fresh`` probe (round seventeen, rt16-sql-quiet-members-on-a-connection-that-wrote: a query
+    right only on a connection that wrote rows itself, ``total_changes() > 0``, as every sqltap case's
+    connection did loading its fixtures): the case's own rows, put in place without an ``INSERT`` (see
+    :func:`fresh_sql`), so that the query runs as it would on a connection that only reads a database
+    another process filled. Columns a fixture leaves out get the schema's default (None: a fixture
+    item written as SQL, a table the setup files do not make, a row id left to SQLite, a value that is
+    not a plain literal, or an inline query)."""
+    query = case.get("query")
+    if not isinstance(query, str):
+        return None
+    schema = _schema_columns(task, doc)
+    if schema is None:
+        return None
+    tables: dict[str, tuple[str, list[str], list[list[str]]]] = {}
+    for item in items:
+        rows, cols = _table_rows(item), item.get("columns") if isinstance(item, dict) else None
+        if rows is None or not isinstance(cols, list) or not isinstance(item.get("table"), str):
+            return None  # SQL written out (an UPDATE after the inserts): not without changes
+        known = schema.get(item["table"].lower())
+        if known is None or not all(isinstance(c, str) for c in cols):
+            return None
+        at = {c.lower(): i for i, c in enumerate(cols)}
+        if any(rowid and name.lower() not in at for name, _, rowid in known) or len(at) != len(cols):
+            return None
+        if not set(at) <= {name.lower() for name, _, _ in known}:
+            return None
+        entry = tables.setdefault(item["table"].lower(), (item["table"], [n for n, _, _ in known], []))
+        for row in rows:
+            if not isinstance(row, list) or len(row) != len(cols):
+                return None
+            values: list[str] = []
+            for name, default, _ in known:
+                i = at.get(name.lower())
+                lit = _literal(row[i]) if i is not None else (default if default is not None else "NULL")
+                if lit is None:
+                    return None
+                values.append(lit)
+            entry[2].append(values)
+    if not tables:
+        return None
+    rest = {k: v for k, v in base.items() if k != "query"}
+    return {**rest, "sql": fresh_sql(read(query), list(tables.values())), "fixtures": []}
 
 
 #: Days an ``#early`` probe's date parameters move back (the data stays): a year, so that rows the
