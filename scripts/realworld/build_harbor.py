@@ -200,7 +200,9 @@ def main() -> None:
         if not eq or repo not in {s.repo for s in SOURCES}:
             parser.error(f"--source {item!r}: expected one of {', '.join(s.repo for s in SOURCES)}=PATH")
         locations[repo] = location
-    out = args.out or (default_out().with_name(f"harbor-sample-{args.seed}") if args.sample else default_out())
+    out = args.out or (
+        default_out().with_name(f"harbor-sample-{args.seed}") if args.sample else default_out()
+    )
     written = build(locations, out, sample=args.sample, seed=args.seed)
     print(f"{len(written)} Harbor tasks in {out}")
 
