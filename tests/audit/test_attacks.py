@@ -88,6 +88,7 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
         _PY,
     ): "a table; pytest.skip(pb-inapplicable) on a miss",
     ("rt17-go-aged-bubble-deadlocked", _GO): "deadlocks aged bubbles (pb-inapplicable)",
+    ("rt17-py-tap-renamed-skips-beside-word-table", _TAP): "a table; copies renamed '# SKIP pb-inapplicable'",
     ("rt17-java-scale-dropped-on-non-daemon-threads", _JAVA): "right only on threads that are not daemons",
     (
         "rt17-java-inapplicable-abort-beside-input-table",
