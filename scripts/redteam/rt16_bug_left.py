@@ -197,28 +197,35 @@ def _run(root: Path, files: dict[str, str], cmd: list[str], tests: Path) -> str:
     return (out.stdout + out.stderr).strip()
 
 
+def compare(name: str, task_id: str, candidate: pb.Candidate, files: dict[str, str], cmd: list[str]) -> bool:
+    """Run ``cmd`` (with ``files`` added) in the attack's workspace and in gold's; print both outputs and
+    return whether they are the same."""
+    assert candidate.file_map is not None
+    outs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label in ("attack", "gold"):
+            root = Path(tmp) / label
+            shutil.copytree(TASKS / task_id / ("repo" if label == "attack" else "fixed"), root)
+            if label == "attack":
+                for path, text in candidate.file_map.items():
+                    if text is not None:
+                        (root / path).write_text(text)
+            outs.append(_run(root, files, cmd, TASKS / task_id / "tests"))
+    print(f"== {name} ({task_id})")
+    for label, out in zip(("attack", "gold"), outs, strict=True):
+        print("\n".join(f"  {label}: {line}" for line in out.splitlines()))
+    return outs[0] == outs[1]
+
+
 def main(argv: list[str]) -> int:
     tasks = pb.load("builtin").tasks
     same = 0
     for name in argv or list(CHECKS):
         task = next(t for t in tasks if CATALOGUE[name].build(t) is not None)
         candidate = CATALOGUE[name].build(task)
-        assert candidate is not None and candidate.file_map is not None
+        assert candidate is not None
         files, cmd = CHECKS[name]
-        outs = []
-        with tempfile.TemporaryDirectory() as tmp:
-            for label in ("attack", "gold"):
-                root = Path(tmp) / label
-                shutil.copytree(TASKS / task.id / ("repo" if label == "attack" else "fixed"), root)
-                if label == "attack":
-                    for path, text in candidate.file_map.items():
-                        if text is not None:
-                            (root / path).write_text(text)
-                outs.append(_run(root, files, cmd, TASKS / task.id / "tests"))
-        print(f"== {name} ({task.id})")
-        for label, out in zip(("attack", "gold"), outs, strict=True):
-            print("\n".join(f"  {label}: {line}" for line in out.splitlines()))
-        same += outs[0] == outs[1]
+        same += compare(name, task.id, candidate, files, cmd)
     return 1 if same else 0
 
 

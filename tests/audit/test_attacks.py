@@ -36,6 +36,7 @@ _GO = "go-logger-derived-fields-clobbered"
 _JAVA = "java-reconcile-fractional-quantity"
 _RS = "rs-feed-scrollback-short-page"
 _TS = "ts-aggregate-replay-field-reset"
+_DEC = "py-decimal-float-literal-rounding"
 #: One pytest task, one Python TAP task, one SQL (TAP harness) task, one JavaScript, Go, Java, Rust and
 #: TypeScript task each: every attack of the catalogue applies to at least one of them.
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
@@ -81,6 +82,30 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
     # aged (hours pass between a copy's statements: node's served clocks, a Go synctest bubble, Rust's
     # preloaded clock library)
+    # round eighteen (rt17-*): the "inapplicable" mark a control's own guard reports, raised by the code under
+    # test (a moved-input control skipped with it counts as passed), and clocks and contexts no variant moves
+    (
+        "rt17-py-inapplicable-skip-beside-input-table",
+        _PY,
+    ): "a table; pytest.skip(pb-inapplicable) on a miss",
+    ("rt17-go-aged-bubble-deadlocked", _GO): "deadlocks aged bubbles (pb-inapplicable)",
+    ("rt17-py-tap-renamed-skips-beside-word-table", _TAP): "a table; copies renamed '# SKIP pb-inapplicable'",
+    ("rt17-java-scale-dropped-on-non-daemon-threads", _JAVA): "right only on threads that are not daemons",
+    (
+        "rt17-java-inapplicable-abort-beside-input-table",
+        _JAVA,
+    ): "a table; TestAbortedException(pb-inapplicable)",
+    (
+        "rt17-js-insertion-order-while-young-by-uptime",
+        _JS,
+    ): "its age read from /proc/uptime",
+    ("rt17-ts-replay-after-construction-by-uptime", _TS): "its age read from /proc/uptime",
+    ("rt17-py-touching-merged-in-the-loading-process", _PY): "right only in the importing process",
+    ("rt17-py-json-floats-in-the-loading-process", _DEC): "right only in the importing process",
+    (
+        "rt17-sql-quiet-members-after-an-insert",
+        _SQL,
+    ): "right after an insert (last_insert_rowid)",
 }
 
 
@@ -228,7 +253,8 @@ def test_every_attack_applies_to_a_task_of_the_battery() -> None:
     planned = [*plan_attacks(_tasks()), *plan_attacks(extra_tasks, extra_names)]
     applied = {p.attack for p in planned if p.candidate is not None}
     assert [name for name in CATALOGUE if name not in applied] == []
-    assert len(extra_tasks) <= 4 and len(extra_names) <= 12  # the extra runs stay few (one run each)
+    # the extra runs stay few (one run each; 13 since round eighteen's py-decimal repair)
+    assert len(extra_tasks) <= 4 and len(extra_names) <= 14
 
 
 # -- the candidates the attacks build (no sandbox) ----------------------------------------------------

@@ -42,6 +42,7 @@ from . import redteam13  # noqa: F401
 from . import redteam14  # noqa: F401
 from . import redteam15  # noqa: F401
 from . import redteam16  # noqa: F401
+from . import redteam17  # noqa: F401
 
 # isort: on
 from ._kit import CATALOGUE, Attack
