@@ -490,7 +490,10 @@ def _run(
                 c
                 for c in canary.controls
                 if not control_passed(
-                    control_results.get(c, []), (controls or {}).get(canary.control_keys.get(c, ""))
+                    control_results.get(c, []),
+                    (controls or {}).get(canary.control_keys.get(c, "")),
+                    canary.control_keys.get(c, ""),
+                    task.language,
                 )
             ]
             if lost:

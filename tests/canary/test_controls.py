@@ -640,13 +640,22 @@ def test_a_control_its_own_guard_skipped_as_inapplicable_is_not_failed() -> None
     skipped = TestResult(
         id="TestX", outcome=Outcome.SKIPPED, message="pb-inapplicable: deadlock: main bubble"
     )
-    assert control_passed([skipped], learnt)
+    from patchbench.canary._decoys import AGED, INPUT_KEY, MANY
+
+    aged, moved = f"TestX{INPUT_KEY}{AGED}", f"TestX{INPUT_KEY}{MANY}"
+    assert control_passed([skipped], learnt, aged, "go")
     other = TestResult(id="TestX", outcome=Outcome.SKIPPED, message="skipped by the code")
-    assert not control_passed([other], learnt)
+    assert not control_passed([other], learnt, aged, "go")
     value = TestResult(
         id="TestX", outcome=Outcome.FAILED, message="x.go:3: pb-value:0123456789abcdef|[1]:pb-end"
     )
-    assert control_passed([value], learnt)
+    assert control_passed([value], learnt, aged, "go")
+    # Round eighteen: the mark is text the code under test can write (pytest.skip, a JUnit abort, a TAP
+    # "# SKIP"): only a Go aged copy, whose guard the harness plants, may come back inapplicable.
+    assert not control_passed([skipped], learnt, moved, "go")
+    for language in ("python", "java", "rust", "javascript"):
+        assert not control_passed([skipped], learnt, aged, language)
+    assert not control_passed([skipped], learnt)
 
 
 def test_a_level_timed_out_once_is_tried_again_with_more_time_before_it_is_given_up(
