@@ -404,7 +404,7 @@ def test_off_main_runs_a_java_copy_on_a_thread_of_its_own_and_throws_what_it_thr
     report = text.index('throw new AssertionError("pb-value:"')
     end = text.index("catch (Throwable pbThrown)")
     assert start < text.index("new Reconciler().reconcile(") < report < end
-    assert '}, "pool-7-thread-1"); pbRun13.start();' in text
+    assert '}, "pool-7-thread-1"); pbRun13.setDaemon(true); pbRun13.start();' in text
     assert "if (pbFail13[0] instanceof Error) throw (Error) pbFail13[0];" in text
     assert OFF_MAIN in _variants(_planted("java")) and OFF_MAIN not in _variants(_planted("go"))
 

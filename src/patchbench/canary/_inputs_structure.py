@@ -509,13 +509,15 @@ def _off_main(found: _Found) -> _Edits:
 
 
 def _java_thread() -> tuple[str, str]:
-    """What opens and closes a Java block run on a thread of its own (see :func:`_off_main`)."""
+    """What opens and closes a Java block run on a thread of its own (see :func:`_off_main`): a daemon, as an
+    executor's or the common pool's workers are (round eighteen, rt17-java-scale-dropped-on-non-daemon-
+    threads: code right only on threads that are not daemons met no other)."""
     shift = INPUT_SHIFT.get()
     run, fail = f"pbRun{shift}", f"pbFail{shift}"
     head = f"\nfinal Throwable[] {fail} = {{null}}; Thread {run} = new Thread(() -> {{ try {{"
     tail = (
         f'\n}} catch (Throwable pbThrown) {{ {fail}[0] = pbThrown; }} }}, "pool-{1 + shift % 7}-thread-1");'
-        f" {run}.start();"
+        f" {run}.setDaemon(true); {run}.start();"
         f" try {{ {run}.join(); }}"
         f" catch (InterruptedException pbStop) {{ throw new IllegalStateException(pbStop); }}"
         f" if ({fail}[0] instanceof Error) throw (Error) {fail}[0];"
