@@ -413,7 +413,11 @@ def test_learn_controls_keeps_an_input_probe_only_when_stable_informative_and_ne
     assert learn_controls(task, {f"{key}0": [probe("501"), probe("501")]}, {f"{key}0": [probe("500")]}) == {}
     # a probe that took a second runs that long in every run: not kept (round twelve)
     slow = probe("334").model_copy(update={"duration_s": 1.5})
-    assert learn_controls(task, {f"{key}1": [probe("334"), slow]}, {f"{key}1": [probe("333")]}) == {}
+    assert learn_controls(task, {f"{key}1": [slow, slow]}, {f"{key}1": [probe("333")]}) == {}
+    # one copy of the two slow is a loaded machine, not the probe: kept
+    assert learn_controls(task, {f"{key}1": [probe("334"), slow]}, {f"{key}1": [probe("333")]}) == {
+        f"{key}1": {"informative": True, "expect": "334"}
+    }
 
 
 def test_an_input_probe_moves_module_constants_by_a_local_and_reads_helper_checks() -> None:

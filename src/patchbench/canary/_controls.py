@@ -78,8 +78,12 @@ def learn_controls(
             # run went from 0.5 s to 7 s)
             # (not an aged one: its runner timed it by the clocks it moved hours on; it costs what the
             # copy of its test costs)
+            # (slow in every report, not in one: on a loaded machine one of the two copies can pass the
+            # bound, and a control is lost to load; this session, two loaded runs of the battery rewarded
+            # rt10-py-json-floats-below-ten on py-decimal, its catching control (#in28) absent
+            # from some calibration records)
             aged = int(key.rsplit(INPUT_KEY, 1)[1]) == AGED
-            slow = not aged and any((r.duration_s or 0.0) >= MAX_CONTROL_S for r in results)
+            slow = not aged and bool(results) and all((r.duration_s or 0.0) >= MAX_CONTROL_S for r in results)
             if (
                 value is not None
                 and informative
@@ -212,8 +216,8 @@ def reported(result: TestResult) -> str | None:
     return native_value(result.message) or reported_value(result.message)
 
 
-#: The longest an input probe may take (either run, as its runner reports) to be kept as a control: a
-#: quarter of a second, paid again in every run.
+#: The longest an input probe may take (both of its planted copies, as its runner reports: one alone is
+#: load) to be kept as a control: a quarter of a second, paid again in every run.
 MAX_CONTROL_S = 0.25
 
 
