@@ -156,6 +156,7 @@ def probe_cases(
     """
     listed = set(task.fail_to_pass)
     out: dict[str, dict[str, Any]] = {}
+    schema = _schema_columns(task, doc) if read is not None else None  # the task's own setup files, once
     for case in doc["cases"]:
         name = case["name"]
         if name not in listed or case.get("skip") is not None:
@@ -214,7 +215,7 @@ def probe_cases(
         tally = _tally_case(case, items, base, read) if read is not None else None
         if tally is not None:
             out[f"{name}#tally"] = tally
-        fresh = _fresh_case(task, doc, case, items, base, read) if read is not None else None
+        fresh = _fresh_case(schema, case, items, base, read) if read is not None and schema else None
         if fresh is not None:
             out[f"{name}#fresh"] = fresh
         for i in reversed(tables):
@@ -496,8 +497,7 @@ def fresh_sql(query: str | None, tables: Sequence[tuple[str, list[str], list[lis
 
 
 def _fresh_case(
-    task: Task,
-    doc: dict[str, Any],
+    schema: dict[str, list[tuple[str, str | None, bool]]],
     case: dict[str, Any],
     items: list[Any],
     base: dict[str, Any],
@@ -507,14 +507,11 @@ def _fresh_case(
     right only on a connection that wrote rows itself, ``total_changes() > 0``, as every sqltap case's
     connection did loading its fixtures): the case's own rows, put in place without an ``INSERT`` (see
     :func:`fresh_sql`), so that the query runs as it would on a connection that only reads a database
-    another process filled. Columns a fixture leaves out get the schema's default (None: a fixture
-    item written as SQL, a table the setup files do not make, a row id left to SQLite, a value that is
-    not a plain literal, or an inline query)."""
+    another process filled. ``schema``: the task's tables (:func:`_schema_columns`). Columns a fixture
+    leaves out get the schema's default (None: a fixture item written as SQL, a table the setup files do
+    not make, a row id left to SQLite, a value that is not a plain literal, or an inline query)."""
     query = case.get("query")
     if not isinstance(query, str):
-        return None
-    schema = _schema_columns(task, doc)
-    if schema is None:
         return None
     tables: dict[str, tuple[str, list[str], list[list[str]]]] = {}
     for item in items:
