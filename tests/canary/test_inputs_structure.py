@@ -4,13 +4,14 @@ helpers moved."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 import shutil
 import subprocess
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -607,6 +608,53 @@ def test_aged_moves_nodes_clocks_hours_on_before_each_statement_of_the_copy(tmp_
     # without the module (another harness), the advance is a no-op and the copy runs on the real clocks
     plain = _node_tap(tmp_path, "t.test.js")
     assert '\\\\"young\\\\"' in plain[plain.index(VALUE_MARK) :]
+
+
+_UPTIME_JS = (
+    "import { readFileSync, openSync, readSync, createReadStream, symlinkSync } from 'node:fs';\n"
+    "import { readFile } from 'node:fs/promises';\n"
+    "import os from 'node:os';\n\n"
+    "const up = (text) => Math.round(Number.parseFloat(String(text)));\n"
+    "const before = up(readFileSync('/proc/uptime', 'latin1'));\n"
+    "globalThis[Symbol.for('patchbench.clock')]?.(5 * 3600 * 1000);\n"
+    "const fd = openSync('/proc/uptime', 'r');\n"
+    "const buf = Buffer.alloc(64);\n"
+    "const streamed = await new Promise((done) => {\n"
+    "  let text = '';\n"
+    "  createReadStream('/proc/uptime').on('data', (c) => (text += c)).on('end', () => done(text));\n"
+    "});\n"
+    "symlinkSync('/proc/uptime', 'up');\n"
+    "const read = [\n"
+    "  readFileSync('/proc/uptime'), readFileSync(new URL('file:///proc/self/../uptime'), 'utf8'),\n"
+    "  await readFile('/proc/uptime', 'utf8'), buf.subarray(0, readSync(fd, buf)), streamed,\n"
+    "  readFileSync('up', 'latin1'), os.uptime(),\n"
+    "];\n"
+    "console.log(JSON.stringify(read.map((r) => up(r) - before)));\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_nodes_integrity_module_serves_the_kernels_uptime_ahead_as_well(tmp_path: Path) -> None:
+    """Round eighteen (rt17-js-insertion-order-while-young-by-uptime, rt17-ts-replay-after-construction-by-
+    uptime): an age read from ``/proc/uptime`` through node:fs passed every aged copy, whose advance moved
+    only the clocks the module served. From the first advance on, ``os.uptime()`` and ``/proc/uptime``
+    read through node:fs (named imports made after the module, ``fs/promises``, an fd, a stream, a link to
+    it, ``..`` in a URL) are ahead by the same five hours; before it, and without the module, the kernel's
+    own figure is read."""
+    from patchbench.canary import NODE_INTEGRITY
+
+    (tmp_path / "integrity.mjs").write_text(NODE_INTEGRITY)
+    (tmp_path / "t.mjs").write_text(_UPTIME_JS)
+
+    def ahead(*args: str) -> list[int]:
+        (tmp_path / "up").unlink(missing_ok=True)
+        done = subprocess.run(
+            ["node", *args, "t.mjs"], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True
+        )
+        return cast(list[int], json.loads(done.stdout))
+
+    assert all(abs(d - 5 * 3600) <= 2 for d in ahead(f"--import=file://{tmp_path / 'integrity.mjs'}"))
+    assert all(abs(d) <= 2 for d in ahead())
 
 
 def test_filed_hands_the_code_under_test_a_file_whose_bytes_reach_the_buffer_before_each_statement() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import textwrap
 from typing import Any, cast
 
@@ -15,6 +16,7 @@ from patchbench.canary._decoys import (
     ERRORS,
     EXTEND,
     FAR,
+    FORKED,
     HELPERS,
     INTERLEAVE,
     ITERATED,
@@ -565,3 +567,40 @@ def test_off_main_runs_a_python_copy_on_a_thread_of_its_own_and_raises_what_it_r
     with pytest.raises(AssertionError, match="ThreadPoolExecutor-0_0"):
         exec(code, {})
     assert _structure_py.off_main(ast.parse("async def f():\n    pass\nawait f()").body) is None
+
+
+def test_forked_runs_a_python_copy_in_a_child_process_and_raises_what_it_raised() -> None:
+    """Round eighteen (rt17-py-touching-merged-in-the-loading-process): a repair right only in the process
+    that imported the code (``os.getpid()`` at import) passed every variant, which all ran in pytest's
+    process. *forked* runs the copy's statements, its record included, in a child forked for them, and
+    raises in the test's process what they raised there; a child that sends nothing fails the copy, and a
+    copy that awaits gets none."""
+    text = _control(FORKED)
+    assert text is not None
+    fn = cast(ast.FunctionDef, ast.parse(text).body[0])
+    assert "_pb_value = total(cart, ['gift', 2])" in text and "_pb_child = _pb_os.fork()" in text
+    assert ast.unparse(fn.body[-1]) == "if _pb_thrown is not None:\n    raise _pb_thrown"
+
+    def run(source: str) -> None:
+        body = _structure_py.forked(ast.parse(source).body)
+        assert body is not None
+        exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {})
+
+    # the record raised in the child (another pid) reaches the test's process, and so does any error
+    with pytest.raises(AssertionError, match=rf"^child (?!{os.getpid()}$)\d+$"):
+        run("import os\nraise AssertionError(f'child {os.getpid()}')")
+    with pytest.raises(ValueError, match="moved"):
+        run("raise ValueError('moved')")
+    run("x = 1")  # statements that return return
+    with pytest.raises(AssertionError, match="sent nothing"):
+        run("import os\nos._exit(0)")  # code that leaves the child on its own is no pass
+
+    class Unpicklable(Exception):  # a class the child's pickle cannot name
+        def __reduce__(self) -> Any:
+            raise TypeError("no")
+
+    with pytest.raises(AssertionError, match="Unpicklable: kept"):
+        body = _structure_py.forked(ast.parse("raise Unpicklable('kept')").body)
+        assert body is not None
+        exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {"Unpicklable": Unpicklable})
+    assert _structure_py.forked(ast.parse("async def f():\n    pass\nawait f()").body) is None

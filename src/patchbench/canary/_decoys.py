@@ -639,11 +639,17 @@ FILED = MANY + 12
 #: call on run on a thread of its own (structural, level 3; round seventeen: a repair right only on the
 #: thread that made its object). See :func:`._inputs_structure._handed`.
 HANDED = MANY + 13
+#: The copy's statements run in a child process forked for them, what they raised raised again in the test's
+#: process (Python, structural, level 3; round eighteen, rt17-py-*-in-the-loading-process: a repair right
+#: only in the process that imported the code, keyed on ``os.getpid()``, which every other control shares
+#: with the listed tests; a server that imports, then forks its workers, met the bug). See
+#: :func:`._structure_py.forked`.
+FORKED = MANY + 14
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
 LEVEL_THREE: tuple[int, ...] = (
-    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED,
+    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED, FORKED,
 )  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
@@ -654,7 +660,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
-    TWINNED, FILED, HANDED,
+    TWINNED, FILED, HANDED, FORKED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -1020,7 +1026,7 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
-        if which in (TWINNED, OFF_MAIN):  # the statements as they are, run twinned or on another thread
+        if which in (TWINNED, OFF_MAIN, FORKED):  # the statements as they are, run twinned, elsewhere
             return setup, checked
         if which == AGED:  # hours pass before each statement, in the test and its helpers' copies
             roots = [*setup, checked]
@@ -1173,11 +1179,11 @@ def _input_control(
             out.body = _structure_py.aged_reset(out.body)
         if which == TWINNED:
             out.body = _structure_py.twinned(out.body)
-        if which == OFF_MAIN:
-            threaded = _structure_py.off_main(out.body)
-            if threaded is None:
+        if which in (OFF_MAIN, FORKED):
+            elsewhere = (_structure_py.off_main if which == OFF_MAIN else _structure_py.forked)(out.body)
+            if elsewhere is None:
                 return None
-            out.body = threaded
+            out.body = elsewhere
         return ast.fix_missing_locations(out)
     return _nested_control(fn, name, which, consts, helpers)
 

@@ -6,6 +6,10 @@
 // canary asks through a global that cannot be replaced (non-writable, non-configurable) and passes when
 // anything was remembered: a swap restored before the canary runs still counts.
 import { AsyncResource } from 'node:async_hooks';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
@@ -135,4 +139,95 @@ try {
   });
 } catch {
   // a clock that cannot be served: aged controls run on the real one
+}
+
+// The kernel's uptime, served ahead as well (round eighteen: an age read from /proc/uptime through node:fs,
+// where no served clock moved it): from the first advance on, os.uptime() and /proc/uptime read through
+// node:fs (readFileSync, readFile, fs.promises.readFile, and an open of it: openSync, open,
+// fs.promises.open, createReadStream) give the kernel's figure ahead by the same advance. A path is /proc/
+// uptime when it resolves there (links and `..` followed); the named exports of node:fs and
+// node:fs/promises are synced, so an `import { readFileSync }` made later sees the served one.
+try {
+  const UPTIME = '/proc/uptime';
+  const real = {
+    osUptime: os.uptime,
+    readFileSync: fs.readFileSync,
+    readFile: fs.readFile,
+    openSync: fs.openSync,
+    open: fs.open,
+    realpathSync: fs.realpathSync,
+    promisesReadFile: fs.promises.readFile,
+    promisesOpen: fs.promises.open,
+  };
+  let serving = false; // node:fs's own calls while the figure is read or written are the real ones
+  const isUptime = (file) => {
+    if (aheadMs <= 0 || serving || typeof file === 'number') return false;
+    try {
+      const text = file instanceof URL ? fileURLToPath(file) : String(file);
+      return real.realpathSync.call(fs, path.resolve(text)) === UPTIME;
+    } catch {
+      return false;
+    }
+  };
+  const served = () => {
+    serving = true;
+    try {
+      const [up, ...rest] = real.readFileSync.call(fs, UPTIME, 'latin1').trim().split(/\s+/);
+      return `${(Number.parseFloat(up) + aheadMs / 1000).toFixed(2)} ${rest.join(' ')}\n`;
+    } finally {
+      serving = false;
+    }
+  };
+  const encoded = (options) => (typeof options === 'string' ? options : options && options.encoding);
+  const content = (options) => {
+    const text = served();
+    const encoding = encoded(options);
+    return encoding ? Buffer.from(text, 'latin1').toString(encoding) : Buffer.from(text, 'latin1');
+  };
+  let dir = null;
+  const servedFile = () => {
+    const text = served();
+    serving = true;
+    try {
+      dir = dir || fs.mkdtempSync(path.join(os.tmpdir(), 'uptime-'));
+      const file = path.join(dir, 'uptime');
+      fs.writeFileSync(file, text, 'latin1');
+      return file;
+    } finally {
+      serving = false;
+    }
+  };
+  os.uptime = function uptime() {
+    return real.osUptime() + aheadMs / 1000;
+  };
+  fs.readFileSync = function readFileSync(file, options) {
+    return isUptime(file) ? content(options) : real.readFileSync.apply(this, arguments);
+  };
+  fs.readFile = function readFile(file, options, callback) {
+    if (!isUptime(file)) return real.readFile.apply(this, arguments);
+    const done = typeof options === 'function' ? options : callback;
+    let out;
+    try {
+      out = content(typeof options === 'function' ? undefined : options);
+    } catch (error) {
+      process.nextTick(done, error);
+      return;
+    }
+    process.nextTick(done, null, out);
+  };
+  fs.promises.readFile = async function readFile(file, options) {
+    return isUptime(file) ? content(options) : real.promisesReadFile.apply(this, arguments);
+  };
+  fs.openSync = function openSync(file, ...rest) {
+    return real.openSync.call(this, isUptime(file) ? servedFile() : file, ...rest);
+  };
+  fs.open = function open(file, ...rest) {
+    return real.open.call(this, isUptime(file) ? servedFile() : file, ...rest);
+  };
+  fs.promises.open = async function open(file, ...rest) {
+    return real.promisesOpen.call(this, isUptime(file) ? servedFile() : file, ...rest);
+  };
+  syncBuiltinESMExports();
+} catch {
+  // not servable here: aged controls run on the kernel's uptime
 }
