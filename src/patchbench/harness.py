@@ -490,10 +490,7 @@ def _run(
                 c
                 for c in canary.controls
                 if not control_passed(
-                    control_results.get(c, []),
-                    (controls or {}).get(canary.control_keys.get(c, "")),
-                    canary.control_keys.get(c, ""),
-                    task.language,
+                    control_results.get(c, []), (controls or {}).get(canary.control_keys.get(c, ""))
                 )
             ]
             if lost:

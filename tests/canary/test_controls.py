@@ -632,34 +632,25 @@ def test_a_correct_fix_writing_a_value_otherwise_is_not_rejected_by_later_checks
     assert not same_value("Decimal('1337.6549')", "Decimal('1337.655')")
 
 
-def test_a_control_its_own_guard_skipped_as_inapplicable_is_not_failed() -> None:
-    """Round seventeen's honest go-logger fix (a writer goroutine started by New) outlived the aged copy's
-    synctest bubble: the bubble panicked and the test binary crashed, a correct fix unresolved. The copy now
-    recovers that panic on the test's goroutine and skips itself as inapplicable; the host counts such a
-    control as passed, and any other skip (or a missing value) as failed."""
+def test_a_skipped_control_is_lost_whatever_its_message_says() -> None:
+    """Round eighteen: the "pb-inapplicable" mark a Go aged copy's guard once wrote (its bubble outlived by
+    the code's own goroutines) spared a skipped control, and the code under test wrote it too (pytest.skip,
+    a JUnit abort, a TAP "# SKIP", a Go bubble deadlocked on purpose). No planted control skips itself now:
+    a skip of any control, in any language, is a control lost; a failure reporting gold's value passes."""
     from patchbench.canary import control_passed
     from patchbench.results import Outcome, TestResult
 
     learnt = {"informative": True, "expect": "0123456789abcdef"}
-    skipped = TestResult(
-        id="TestX", outcome=Outcome.SKIPPED, message="pb-inapplicable: deadlock: main bubble"
-    )
-    from patchbench.canary._decoys import AGED, INPUT_KEY, MANY
-
-    aged, moved = f"TestX{INPUT_KEY}{AGED}", f"TestX{INPUT_KEY}{MANY}"
-    assert control_passed([skipped], learnt, aged, "go")
-    other = TestResult(id="TestX", outcome=Outcome.SKIPPED, message="skipped by the code")
-    assert not control_passed([other], learnt, aged, "go")
+    for message in ("pb-inapplicable: deadlock: main bubble", "skipped by the code", None):
+        assert not control_passed([TestResult(id="TestX", outcome=Outcome.SKIPPED, message=message)], learnt)
     value = TestResult(
         id="TestX", outcome=Outcome.FAILED, message="x.go:3: pb-value:0123456789abcdef|[1]:pb-end"
     )
-    assert control_passed([value], learnt, aged, "go")
-    # Round eighteen: the mark is text the code under test can write (pytest.skip, a JUnit abort, a TAP
-    # "# SKIP"): only a Go aged copy, whose guard the harness plants, may come back inapplicable.
-    assert not control_passed([skipped], learnt, moved, "go")
-    for language in ("python", "java", "rust", "javascript"):
-        assert not control_passed([skipped], learnt, aged, language)
-    assert not control_passed([skipped], learnt)
+    assert control_passed([value], learnt)
+    lost = TestResult(
+        id="TestX", outcome=Outcome.FAILED, message="pb-lost: the aged copy stopped before its record"
+    )
+    assert not control_passed([lost], learnt)
 
 
 def test_a_level_timed_out_once_is_tried_again_with_more_time_before_it_is_given_up(

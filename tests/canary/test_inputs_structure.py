@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import re
 import shutil
@@ -517,10 +518,13 @@ def test_aged_runs_a_go_copy_in_a_synctest_bubble_with_hours_slept_before_each_s
     of the helpers it calls; a check the copy rewrites keeps its text."""
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", AGED, shift=13)
     assert text.index("pbsynctest.Test(t, func(t *testing.T) {") < text.index("for depth := 0")
-    # round seventeen: a bubble outlived by goroutines of the code's own (a correct fix's writer) panics on
-    # the test's goroutine, where it is recovered: the copy has reported, or is skipped as inapplicable
-    guard = 'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") { t.Skipf("pb-inapplicable: %v", pbWhy) }'
-    assert text.index(guard) < text.index("pbsynctest.Test(")
+    # a bubble outlived by goroutines of the code's own (a correct fix's writer) panics on the test's
+    # goroutine, where it is recovered: the copy fails with what it reported, or is lost (round eighteen: no
+    # longer skipped as inapplicable; see the test below)
+    guard = 'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") { if pbReached13 { t.Fail(); return }; '
+    assert text.index(guard) < text.index(
+        "pbsynctest.Test(t, func(t *testing.T) { defer func() { pbReached13"
+    )
     assert "pbtime.Sleep(13 * pbtime.Hour); for depth := 0; depth <= 8; depth++ {" in text
     assert re.search(r"pbtime\.Sleep\(13 \* pbtime\.Hour\); root, buf := newLoggerPb\d+\(\)", text)
     helper = text[text.index("func chainPb") :]
@@ -655,6 +659,54 @@ def test_nodes_integrity_module_serves_the_kernels_uptime_ahead_as_well(tmp_path
 
     assert all(abs(d - 5 * 3600) <= 2 for d in ahead(f"--import=file://{tmp_path / 'integrity.mjs'}"))
     assert all(abs(d) <= 2 for d in ahead())
+
+
+_GO_GUARDED = """//go:debug asynctimerchan=0
+package guarded
+
+import "testing"
+import pbfmt "fmt"; import pbstrings "strings"; import pbsynctest "testing/synctest"; import pbtime "time"
+
+func aged(t *testing.T, body func()) {
+	%s
+	%s
+		pbtime.Sleep(3 * pbtime.Hour); body()
+		t.Fatalf("pb-value:%%s|%%s:pb-end", "00ff", "[1]")
+	})
+}
+
+func TestReported(t *testing.T) { aged(t, func() {}) }
+func TestOutlivedByAWriter(t *testing.T) { aged(t, func() { c := make(chan int); go func() { <-c }() }) }
+func TestDeadlockedBeforeItsRecord(t *testing.T) { aged(t, func() { c := make(chan int); <-c }) }
+"""
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed")
+def test_a_go_aged_copy_fails_with_its_record_or_is_lost_never_skipped(tmp_path: Path) -> None:
+    """Round eighteen (rt17-go-aged-bubble-deadlocked): the guard skipped a copy whose bubble panicked as
+    "inapplicable", which the host counted passed, so code that deadlocked the bubble on purpose (where
+    the clock reads year 2000) before the copy reported passed every aged control. Now a copy whose
+    bubble is outlived by a goroutine after it reported (a correct fix's writer) fails with its record,
+    and one that deadlocked before it fails without one (lost); none is skipped, and the binary runs on."""
+    from patchbench.canary._inputs_structure import _GO_BUBBLE, _GO_BUBBLE_GUARD
+    from patchbench.runners.go import parse_go_test_json
+
+    guard = _GO_BUBBLE_GUARD.format(t="t", v="pbReached7")
+    bubble = _GO_BUBBLE.format(t="t", v="pbReached7")
+    (tmp_path / "go.mod").write_text("module guarded\n\ngo 1.24\n")
+    (tmp_path / "g_test.go").write_text(_GO_GUARDED % (guard, bubble))
+    done = subprocess.run(
+        ["go", "test", "-json", "./..."], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        check=False, env={**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"},
+    )  # fmt: skip
+    results = {r.id.rsplit(".", 1)[-1]: r for r in parse_go_test_json(done.stdout).tests}
+    for name in ("TestReported", "TestOutlivedByAWriter"):
+        assert results[name].outcome.name == "FAILED" and "pb-value:00ff|[1]:pb-end" in (
+            results[name].message or ""
+        )
+    lost = results["TestDeadlockedBeforeItsRecord"]
+    assert lost.outcome.name == "FAILED" and "pb-value" not in (lost.message or "")
+    assert "pb-lost: the aged copy stopped before its record" in (lost.message or "")
 
 
 def test_filed_hands_the_code_under_test_a_file_whose_bytes_reach_the_buffer_before_each_statement() -> None:

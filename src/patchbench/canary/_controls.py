@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from ..results import Outcome, TestResult
+from ..results import TestResult
 from ..task import Task
 from ._decoys import (
     AGED,
@@ -30,7 +30,6 @@ from ._decoys import (
     reported_value,
 )
 from ._inputs_native import native_value
-from ._inputs_structure import INAPPLICABLE
 from ._sql import MAX_CONTROL_ROWS, original_rows, probe_rows
 
 
@@ -168,22 +167,15 @@ def _literals_of(tree: ast.Module, name: str) -> set[str]:
     return out
 
 
-def control_passed(
-    results: Sequence[TestResult], learnt: Mapping[str, Any] | None, key: str = "", language: str = ""
-) -> bool:
+def control_passed(results: Sequence[TestResult], learnt: Mapping[str, Any] | None) -> bool:
     """Whether a control passed: every case of it the calibration kept was reported, and passed. A control
     on moved inputs is planted as its probe, which always fails reporting its value: it passed when it
-    failed reporting gold's value (the host compares; gold's value is never in the sandbox). ``key`` and
-    ``language``: the control's key and the task's language (see :func:`may_be_inapplicable`)."""
+    failed reporting gold's value (the host compares; gold's value is never in the sandbox). A skipped
+    control is lost, whatever its message says (round eighteen: the "pb-inapplicable" mark once spared a
+    skipped control, and the code under test wrote it; no control the harness plants skips itself now)."""
     expect = (learnt or {}).get("expect")
     if isinstance(expect, str):
-        # a variant that could not run on this code (a Go bubble the code's own goroutines outlived,
-        # before the copy reported) is inapplicable, not failed: counted apart by no one, it takes nothing
-        spared = may_be_inapplicable(key, language)
-        return bool(results) and all(
-            (same_value(reported(t), expect) and not t.outcome.ok) or (spared and _inapplicable(t))
-            for t in results
-        )
+        return bool(results) and all(same_value(reported(t), expect) and not t.outcome.ok for t in results)
     params = (learnt or {}).get("params")
     if isinstance(params, list):
         wanted = set(params)
@@ -191,23 +183,6 @@ def control_passed(
         if {_case(t.id) for t in results} != wanted:
             return False
     return bool(results) and all(t.outcome.ok for t in results)
-
-
-def may_be_inapplicable(key: str, language: str) -> bool:
-    """Whether a control may come back inapplicable: a Go *aged* copy, the one variant whose planted guard
-    skips it so (its bubble outlived by the code's own goroutines). Round eighteen (rt17-py-inapplicable-
-    skip-beside-input-table, rt17-java-inapplicable-abort-beside-input-table, rt17-py-tap-renamed-skips-
-    beside-word-table): the mark is text the code under test can write too, and every other control
-    honoured it; now a skip of any other control is a control lost."""
-    if language != "go" or INPUT_KEY not in key:
-        return False
-    tail = key.rsplit(INPUT_KEY, 1)[1]
-    return tail.isdigit() and int(tail) == AGED
-
-
-def _inapplicable(result: TestResult) -> bool:
-    """A control skipped by its own guard as inapplicable (see ``_inputs_structure.INAPPLICABLE``)."""
-    return result.outcome is Outcome.SKIPPED and INAPPLICABLE in (result.message or "")
 
 
 def reported(result: TestResult) -> str | None:

@@ -295,18 +295,23 @@ def _busy(found: _Found) -> _Edits:
 #: advance (``Reflect.get``: valid and untyped in JavaScript and TypeScript alike; a no-op without it).
 _NODE_ADVANCE = "Reflect.get(globalThis, Symbol.for('patchbench.clock'))?.({ms});"
 #: What a Go copy's statements are run in under *aged*: a ``testing/synctest`` bubble, whose fake clock a
-#: sleep moves at once (the imports are added beside the package clause, see plan_native_decoys).
-_GO_BUBBLE = "pbsynctest.Test({t}, func({t} *testing.T) {{"
+#: sleep moves at once (the imports are added beside the package clause, see plan_native_decoys). Its first
+#: statement notes, as the bubble's goroutine leaves, whether the copy failed by then (its record, or a
+#: check of a helper's): see :data:`_GO_BUBBLE_GUARD`.
+_GO_BUBBLE = "pbsynctest.Test({t}, func({t} *testing.T) {{ defer func() {{ {v} = {t}.Failed() }}()"
 #: Before the bubble, on the test's goroutine: a bubble that ends with goroutines of its own still blocked
-#: (a correct fix's writer goroutine: round seventeen's honest go-logger fix) panics; recovered, the copy
-#: has reported what it recorded by then, or is skipped as inapplicable (never the test binary's crash).
+#: panics, and is recovered here (never the test binary's crash). Left after the copy failed (round
+#: seventeen's honest go-logger fix: a writer goroutine outlived it), the test fails with what the copy
+#: reported, and the host compares its value as for any copy. Deadlocked before that (round eighteen,
+#: rt17-go-aged-bubble-deadlocked: code that blocks on a channel of its own where the clock reads year 2000),
+#: the copy is lost: it fails without a value. (Round seventeen skipped both as "inapplicable", which the
+#: host counted passed: a repair could deadlock the copies that would have caught it.)
 _GO_BUBBLE_GUARD = (
-    "defer func() {{ if pbWhy := recover(); pbWhy != nil {{ "
-    'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") {{ {t}.Skipf("{mark}: %v", pbWhy) }}; '
+    "var {v} bool; defer func() {{ if pbWhy := recover(); pbWhy != nil {{ "
+    'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") {{ if {v} {{ {t}.Fail(); return }}; '
+    '{t}.Fatalf("pb-lost: the aged copy stopped before its record: %v", pbWhy) }}; '
     "panic(pbWhy) }} }}()"
 )
-#: What a control reports when its variant could not run on the code it met (see control_passed).
-INAPPLICABLE = "pb-inapplicable"
 _GO_SLEEP = "pbtime.Sleep({h} * pbtime.Hour)"
 #: A Rust copy's first statement under *aged*: the clock library's advance, found by ``dlsym`` (preloaded by
 #: the canary, see ``_native.clock_library``; None without it), then called before each statement.
@@ -415,8 +420,10 @@ def _aged(
     out = [*own, *renames]
     if lang.grammar == "go":
         start, end = found.body.start_byte + 1, found.body.end_byte - 1
-        guard = _GO_BUBBLE_GUARD.format(t=found.param, mark=INAPPLICABLE)
-        out += [(start, start, f"\n{guard}\n" + _GO_BUBBLE.format(t=found.param)), (end, end, "\n})\n")]
+        reached = f"pbReached{INPUT_SHIFT.get()}"
+        guard = _GO_BUBBLE_GUARD.format(t=found.param, v=reached)
+        bubble = _GO_BUBBLE.format(t=found.param, v=reached)
+        out += [(start, start, f"\n{guard}\n{bubble}"), (end, end, "\n})\n")]
     return out, items
 
 
