@@ -1066,6 +1066,39 @@ def test_guard_blocks_test_configuration_attacks(
     assert (config_violations(task, applied.changed, root) == [rel]) is blocked
 
 
+@pytest.mark.parametrize(
+    ("files", "blocked"),
+    [
+        ({"shlex.py": "import sys\n"}, ["shlex.py"]),  # the root: first on sys.path under python -m pytest
+        ({"shlex/__init__.py": ""}, ["shlex/__init__.py"]),
+        ({"src/json.py": ""}, ["src/json.py"]),  # a directory that is no package: maybe a PYTHONPATH entry
+        (
+            {"pkg/json.py": "", "pkg/sub/__init__.py": "", "pkg/sub/types.py": ""},
+            [],
+        ),  # pkg.json, pkg.sub.types
+        ({"types.py": "X = 2\n"}, []),  # the repository's own module of that name, changed
+        ({"test.py": "", "helpers.py": ""}, []),  # the stdlib's test suite no run imports; no stdlib name
+    ],
+)
+def test_guard_blocks_new_top_level_modules_named_like_the_standard_library(
+    tmp_path: Path, files: dict[str, str], blocked: list[str]
+) -> None:
+    """Round nineteen (rt18-py-stdlib-shadow-flips-listed-and-copies): a root ``shlex.py``, imported by
+    pytest at start-up in place of the standard one (the cwd is first on ``sys.path``), rewrote the listed
+    tests' outcomes before any harness plugin loaded. A new module or package named like a standard-library
+    module where it may be a top-level import (the root, a directory that is no package) is test
+    configuration; inside a package it is the package's own; for a Go task it is nothing Python runs."""
+    task = _guard_task(
+        {"types.py": "X = 1\n", "pkg/__init__.py": "", "pkg/code.py": ""}, {"tests/test_x.py": ""}
+    )
+    root = tmp_path / "ws"
+    materialise(task.workspace, root)
+    applied = apply_candidate(task, Candidate.files(files), root)
+    assert config_violations(task, applied.changed, root) == blocked
+    go = task.model_copy(update={"language": "go"})
+    assert config_violations(go, applied.changed, root) == []
+
+
 def test_a_new_pom_is_the_candidates_project_unless_it_moves_the_tests(tmp_path: Path) -> None:
     """Seed 003 starts from an empty /app: the candidate's own pom.xml must survive the guard, but not one
     that points Maven at a decoy test directory."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -18,7 +19,9 @@ from patchbench.results import TestResults as Results
 from patchbench.runners import choose_runner, get_runner, match_ids
 from patchbench.runners._base import RunOutput
 from patchbench.runners.cargo import (
+    CARGO_ENV,
     LIBTEST_ARGS,
+    LIBTEST_UNSTABLE,
     LOG_FILE,
     MAX_MESSAGE_CHARS,
     CargoTestRunner,
@@ -296,7 +299,7 @@ def test_invoke_rewrites_an_argv_after_wrappers_and_sets_the_environment() -> No
     ]
     assert inv.argv[4:] == ["env", "RUST_LOG=1", "cargo", "test", "-q", "--no-fail-fast", "--", *JSON_ARGS]
     assert inv.env == {
-        "RUSTC_BOOTSTRAP": "1",
+        "RUSTC_BOOTSTRAP": LIBTEST_UNSTABLE,
         "CARGO_TERM_COLOR": "never",
         "PATCHBENCH_CARGO_LOG": f"/reports/{LOG_FILE}",
     }
@@ -325,7 +328,7 @@ def test_invoke_wraps_shell_strings_and_bash_c_scripts() -> None:
     assert inv.argv[:2] == ["bash", "-c"]
     assert inv.argv[2].startswith("cargo() {")
     assert inv.argv[2].endswith("\ncargo test --lib")
-    assert inv.env["RUSTC_BOOTSTRAP"] == "1"
+    assert inv.env["RUSTC_BOOTSTRAP"] == LIBTEST_UNSTABLE
     inv = runner.invoke(TestCommand(argv=("bash", "-lc", "cargo test", "name0")), "/reports")
     assert inv.argv[:2] == ["bash", "-lc"]
     assert inv.argv[2].startswith("cargo() {")
@@ -643,3 +646,30 @@ def test_an_unescaped_path_that_happens_to_be_valid_json_is_read_literally() -> 
     lines.insert(started + 2, '{ "type": "test", "name": "' + name + '", "event": "ok" }')
     results = parse_cargo_test("\n".join(lines) + "\n", stderr, 0)
     assert _by_id(results)[name].outcome is Outcome.PASSED
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
+def test_libtest_prints_json_while_code_under_test_gets_no_nightly_feature(tmp_path: Path) -> None:
+    """Round nineteen (rt18-rust-link-arg-attribute-wraps-write): with ``RUSTC_BOOTSTRAP=1`` code under test
+    compiled ``#![feature(link_arg_attribute)]`` on a stable toolchain and linked a ``write`` wrapper into
+    the test binaries that rewrote libtest's events. The runner's value turns libtest's ``-Z`` options on
+    (read at run time) and no crate's nightly features (rustc: ``1`` or the crate's name only)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "lib"\nversion = "0.1.0"\nedition = "2021"\n')
+    lib = (
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+        "#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n"
+    )
+    (tmp_path / "src" / "lib.rs").write_text(lib)
+    env = {**os.environ, **CARGO_ENV, "CARGO_TARGET_DIR": str(tmp_path / "target")}
+    run = functools.partial(
+        subprocess.run,
+        ["cargo", "test", "--offline", "--", *LIBTEST_ARGS],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    done = run()
+    results = parse_cargo_test(done.stdout, done.stderr, done.returncode)
+    assert [(t.id.rsplit("::", 1)[-1], t.outcome.ok) for t in results.tests] == [("adds", True)]
+    (tmp_path / "src" / "lib.rs").write_text("#![feature(link_arg_attribute)]\n" + lib)
+    done = run()
+    assert done.returncode != 0 and "E0554" in done.stderr  # `#![feature]` may not be used on stable

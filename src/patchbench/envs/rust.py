@@ -25,7 +25,7 @@ Setup phase (network, outside the sandbox):
    (environments are built in place): registry source paths are part of cargo's fingerprints, so they
    must read the same in the test phase. The buggy code may not compile
    with the hidden tests; that is fine (cargo builds every dependency before the crate that fails) and is
-   only noted. ``RUSTC_BOOTSTRAP=1`` is set as :mod:`patchbench.runners.cargo` sets it, because build
+   only noted. ``RUSTC_BOOTSTRAP`` is set as :mod:`patchbench.runners.cargo` sets it, because build
    scripts that watch it (``proc-macro2``...) would otherwise rebuild their whole dependency chain at test
    time; ``CARGO_INCREMENTAL=0`` as in the test phase (one build per run gains nothing from it);
 5. the task's own packages (everything with a path source) are removed from ``target/`` again with
@@ -75,7 +75,7 @@ from typing import Any
 from ..checkouts import RepoCache
 from ..errors import EnvError, SandboxError
 from ..runners._commands import program_words, simple_commands
-from ..runners.cargo import is_cargo_test
+from ..runners.cargo import LIBTEST_UNSTABLE, is_cargo_test
 from ..sandbox import Bind, Limits, get_sandbox
 from ..task import FileEntry, Task, TestCommand
 from ..workspace import inject_tests, materialise
@@ -102,7 +102,7 @@ CARGO_COMMON_ENV = {
     "CARGO_NET_OFFLINE": "true",
     "CARGO_INCREMENTAL": "0",
     "CARGO_TERM_COLOR": "never",
-    "RUSTC_BOOTSTRAP": "1",
+    "RUSTC_BOOTSTRAP": LIBTEST_UNSTABLE,
 }
 _MANIFEST_NAMES = frozenset({"Cargo.toml", "Cargo.lock", "rust-toolchain", "rust-toolchain.toml"})
 _CONFIG_NAMES = frozenset({".cargo/config", ".cargo/config.toml"})
@@ -422,6 +422,8 @@ class RustEnv(Env):
         tc = self.toolchain(task)
         return {
             "layout": LAYOUT,
+            # dependencies pre-built with another RUSTC_BOOTSTRAP would rebuild in every run
+            "bootstrap": CARGO_COMMON_ENV["RUSTC_BOOTSTRAP"],
             "sysroot": str(tc.sysroot),
             "rustc": tc.rustc_version,
             "cargo": tc.cargo_version,

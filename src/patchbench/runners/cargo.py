@@ -13,11 +13,12 @@ How a command is run (:meth:`CargoTestRunner.invoke`)
   "test_count": N}``, ``{"type": "test", "event": "started|ok|failed|ignored|timeout", "name": ...}``,
   the suite's end ``{"type": "suite", "event": "ok|failed", "passed": ...}``); ``--report-time`` adds
   ``exec_time``. The flags are parsed by the test binaries and by rustdoc's doc-test harness, not by rustc;
-* ``RUSTC_BOOTSTRAP=1`` in the environment: libtest accepts ``-Z`` options on a stable toolchain only with
-  it. It reaches rustc too (cargo passes its environment on), which has two consequences: build scripts
-  that watch it (``proc-macro2``, ``anyhow``...) rebuild when it changes, which is why
-  :class:`patchbench.envs.rust.RustEnv` pre-builds dependencies with the same value; and code under test
-  may use ``#![feature]`` on a stable compiler (a leniency, not an escape: the sandbox is the boundary);
+* ``RUSTC_BOOTSTRAP`` set in the environment (to :data:`LIBTEST_UNSTABLE`, not ``1``): libtest accepts
+  ``-Z`` options on a stable toolchain only with it set. It reaches rustc too (cargo passes its environment
+  on): build scripts that watch it (``proc-macro2``, ``anyhow``...) rebuild when it changes, which is why
+  :class:`patchbench.envs.rust.RustEnv` pre-builds dependencies with the same value. Its value names no
+  crate, so rustc allows no ``#![feature]`` on a stable compiler (round nineteen: with ``1`` code under test
+  linked a ``write`` wrapper into the test binaries through ``#![feature(link_arg_attribute)]``);
 * ``CARGO_TERM_COLOR=never``, so compiler messages carry no escape codes;
 * a copy of cargo's standard output in the report directory (``bash -c 'set -o pipefail; "$@" | tee -a
   LOG' cargo-test ARGV``; the exit status stays cargo's): the sandbox keeps only the head and the tail of
@@ -88,8 +89,15 @@ MAX_MESSAGE_CHARS = 2000
 MAX_BUILD_ERROR_CHARS = 3000
 #: What the runner asks libtest for, after ``--``.
 LIBTEST_ARGS = ("-Z", "unstable-options", "--format", "json", "--report-time")
+#: What ``RUSTC_BOOTSTRAP`` is set to: libtest accepts ``-Z`` options whenever the variable is set at all
+#: (it reads it at run time), while rustc and cargo enable nightly features only for ``1`` or the name of
+#: the crate being compiled, and no crate can be named with a dash. Round nineteen
+#: (rt18-rust-link-arg-attribute-wraps-write): with ``1``, code under test wrote ``#![feature(
+#: link_arg_attribute)]`` and linked a ``write`` wrapper into the test binaries that rewrote libtest's
+#: events; with this value rustc refuses every ``#![feature]`` of a stable toolchain (E0554), as upstream.
+LIBTEST_UNSTABLE = "patchbench-libtest-json"
 #: Environment the rewritten command runs with.
-CARGO_ENV = {"RUSTC_BOOTSTRAP": "1", "CARGO_TERM_COLOR": "never"}
+CARGO_ENV = {"RUSTC_BOOTSTRAP": LIBTEST_UNSTABLE, "CARGO_TERM_COLOR": "never"}
 #: The copy of ``cargo test``'s standard output kept in the report directory (the sandbox keeps only the
 #: head and tail of standard output; a big suite's JSON does not fit).
 LOG_FILE = "cargo-test-stdout.log"
