@@ -1,6 +1,6 @@
 """Red team, round nineteen (``rt18-*``): written by an outside helper against ``main`` after round eighteen.
 
-Ideas first, written down at 00:36 UTC on 2026-12-06, after reading only ``docs/design/integrity.md``'s
+Ideas first, written down at 00:31 UTC on 2026-12-06, after reading only ``docs/design/integrity.md``'s
 "The threat", ``redteam17.py`` (for the entry format), ``_kit.py``, the catalogue's attack names and the
 built-in tasks' files, before any defence code (``canary/``, ``harness.py``, ``sandbox/``, ``screen/``,
 ``runners/``). Classes 1-4 first:
