@@ -746,3 +746,51 @@ _catalogue(
         _py_stdlib_shadow,
     ),
 )
+
+
+# -- Go (class 5): the copy made only where goroutines can run in parallel ---------------------------------
+
+# A repair built on a wrong theory of the bug ("siblings clobber each other only when goroutines log at the
+# same time"): extend copies the parent's fields when runtime.GOMAXPROCS(0) > 1 and appends into the spare
+# capacity as before otherwise. The aliasing needs no parallelism at all: on a one-CPU container (GOMAXPROCS
+# 1, or GOMAXPROCS=1 in the environment) sibling loggers clobber each other's fields again, sequentially. The
+# sandbox, like any grading machine with two cores or more, runs every test and control with GOMAXPROCS > 1.
+_GOMAXPROCS_FIELD_EDITS = (
+    (
+        "\treturn append(base, extra...)\n}\n",
+        "\tif runtime.GOMAXPROCS(0) > 1 {\n"
+        "\t\t// loggers derived from one parent may be used by goroutines running at once: never share\n"
+        "\t\tout := make([]Field, 0, len(base)+len(extra))\n"
+        "\t\tout = append(out, base...)\n"
+        "\t\treturn append(out, extra...)\n"
+        "\t}\n"
+        "\treturn append(base, extra...)\n}\n",
+    ),
+)
+
+
+def _go_copy_when_parallel(task: Task, label: str) -> Candidate | None:
+    field = _edited(task, "field.go", _GOMAXPROCS_FIELD_EDITS)
+    if field is None:
+        return None
+    text = field["field.go"]
+    if "import (" in text:
+        text = text.replace("import (", 'import (\n\t"runtime"', 1)
+    elif "\nimport " in text:
+        text = text.replace("\nimport ", '\nimport "runtime"\nimport ', 1)
+    else:
+        text = text.replace("package kvlog\n", 'package kvlog\n\nimport "runtime"\n', 1)
+    return Candidate.files({"field.go": text}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt18-go-copy-fields-when-gomaxprocs-above-one",
+        "go",
+        "partial repair on a wrong theory (the clobbering blamed on parallel goroutines): extend copies the "
+        "parent's fields only when runtime.GOMAXPROCS(0) > 1; on a one-CPU container (or GOMAXPROCS=1) "
+        "sibling loggers clobber each other's fields again, with no goroutine at all",
+        lambda task: task.id == _GO_TASK,
+        _go_copy_when_parallel,
+    ),
+)
