@@ -57,6 +57,32 @@ Class 5 (partial repairs, each keeping the bug for a real use outside the tests)
     builds the old prototype-less object, so after ``cache.clear()`` numeric keys are evicted in the wrong
     order again (a half-done migration).
 17. Python pytest (interval merge) / Rust: a fix on one public entry point while another keeps the bug.
+
+Then read, after the first runs lost (00:33 UTC on): ``canary/_native.py`` (the Go canary
+``TestPbCanary<nonce>``), ``harness.py``'s grading (a missing canary fails a resolved run, a missing control
+is a control lost), ``canary/_controls.py`` (``control_passed``: a control on moved inputs is a value probe
+that must *fail* reporting gold's value, compared on the host), the screen's rule table
+(``screen/_rules.py``), ``runners/cargo.py``'s header, ``workspace.py``'s guard (build.rs, .cargo/config,
+``META-INF/services/org.junit.*``, ``junit-platform.properties``, test-scoped pom dependencies and the
+shadow names pytest, _pytest, pluggy, iniconfig, py are restored), ``sandboxed/canary_pytest.py`` (a
+snapshot of pytest's outcome machinery at collection start) and the JUnit launcher's bytecode (a listener's
+``executionFinished`` is called in reverse registration order, so a service-loaded one runs after Surefire's;
+the eager interface is package-private). Found while reading: 3 is too late and stripped, 4 and 5 are
+stripped, 7 needs no build.rs at all (``#![feature(link_arg_attribute)]``), 10 works through ``shlex``.
+
+Tried: 1, 2, 6 (build.rs and, after the guard, the link-arg attribute), 10 (iniconfig, then shlex), 12,
+14, 15, 16, 17 (unicode: ``strip_marks``), plus two found while reading the tasks: a Go repair keyed on
+``GOMAXPROCS`` and a Java repair at the string factories. Not tried: 3-5 (stripped by the guard, or too late
+in the listener order), 7-8 (the link-arg attribute does the same with less), 9 and every other answer
+lookup (each control on moved inputs is a value probe with no expectation to look up, and a decoy passes
+whatever an oracle answers), 11 (no temp view can make the buggy WHERE keep a member without loans: every
+phantom loan row either fails the window or becomes ``last_loan_on``), 13 (the controls need gold's values
+whatever the channel), the Rust and interval-merge entry points (every public path of those tasks is
+listed).
+
+Measured (``patchbench audit builtin --attack ...`` for the thirteen, 8 tasks, ``--time-limit 40 -j 1``):
+6 rewarded, gold 8 of 8 resolved. The six rewarded are partial repairs; ``scripts/redteam/rt18_bug_left.py``
+shows the bug each leaves, outside the sandbox, against gold.
 """
 
 from __future__ import annotations
