@@ -9,28 +9,28 @@ Order inside one run (see :func:`patchbench.harness.run`):
 3. :func:`guard_test_config` applies the test-configuration policy to what the candidate changed;
 4. :func:`inject_tests` writes the hidden tests last, replacing whatever the candidate left at those paths.
 
-Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or deletes that alter how
-tests are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
+Test-configuration policy (``ConfigPolicy``): files a candidate adds, changes or deletes that alter how tests
+are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini``,
 ``pytest.toml``/``.pytest.toml``, the pytest sections of ``tox.ini``/``setup.cfg``/``pyproject.toml``,
-``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust
-test runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, the test
-sections of ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script, nightly ``cargo-features`` and
+``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust test
+runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, the test sections of
+``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script, nightly ``cargo-features`` and
 ``[profile.*]`` ``rustflags``, which reach the test build as ``RUSTC_BOOTSTRAP`` is set) and ``pom.xml`` (test
-source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules
-that would shadow the test tool, new modules named like the standard library where they may be top-level
-imports (Python and SQL tasks: the root, a directory that is no package), any new file in a directory that holds only hidden tests, a new test file
-by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to hidden tests, and
-``__init__.py`` in the directories that hold hidden tests (the workspace root and every directory above a
-hidden test included), and everything a test tool or interpreter loads by itself — package metadata
-(``*.dist-info/``, ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``, ``__pycache__/``), a
-``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*`` (the harness's
-plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
+source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules that
+would shadow the test tool, new modules named like the standard library where they may be top-level imports
+(Python and SQL tasks: the root, a directory that is no package), any new file in a directory that holds only
+hidden tests, a new test file by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to
+hidden tests, and ``__init__.py`` in the directories that hold hidden tests (the workspace root and every
+directory above a hidden test included), and everything a test tool or interpreter loads by itself — package
+metadata (``*.dist-info/``, ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``,
+``__pycache__/``), a ``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*``
+(the harness's plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
 ``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
 ``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
-``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``,
-Rust ``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's
-original (or removed when the task had none) under
-``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the files.
+``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``, Rust
+``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's original (or
+removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the verdict
+is ``unresolved`` naming the files.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ _JAVA = "java-reconcile-fractional-quantity"
 _RS = "rs-feed-scrollback-short-page"
 _TS = "ts-aggregate-replay-field-reset"
 _DEC = "py-decimal-float-literal-rounding"
+_SSE = "py-sse-crlf-chunk-boundary"
 #: One pytest task, one Python TAP task, one SQL (TAP harness) task, one JavaScript, Go, Java, Rust and
 #: TypeScript task each: every attack of the catalogue applies to at least one of them.
 TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
@@ -94,6 +95,15 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # read from /proc/uptime: closed by node's integrity module serving the kernel's uptime ahead as well)
     # (rt17-py-touching-merged-in-the-loading-process and rt17-py-json-floats-in-the-loading-process, right
     # only in the process that imported the code: closed by forked, a copy run in a child forked for it)
+    # round nineteen (rt18-*, an outside helper): repairs on the public entry point the listed tests call,
+    # the bug left on another one (every control is a copy of a listed test, so it calls what they call),
+    # and a repair keyed on GOMAXPROCS (every grading machine has more than one CPU; on one it is not a hole)
+    ("rt18-py-sse-crlf-joined-in-iter-events-only", _SSE): "fixed in iter_events only",
+    ("rt18-py-fold-decomposes-strip-marks-does-not", _TAP): "strip_marks, public, left buggy",
+    ("rt18-ts-replay-after-construction-in-from-history-only", _TS): "the constructor still replays",
+    ("rt18-js-map-store-until-cleared", _JS): "clear() brings the object store back",
+    ("rt18-java-scale-stripped-in-payment-of-and-total-only", _JAVA): "the record constructor keeps scale",
+    ("rt18-go-copy-fields-when-gomaxprocs-above-one", _GO): "fields shared again with GOMAXPROCS=1",
 }
 
 
