@@ -309,7 +309,7 @@ _GO_BUBBLE = "pbsynctest.Test({t}, func({t} *testing.T) {{ defer func() {{ {v} =
 _GO_BUBBLE_GUARD = (
     "var {v} bool; defer func() {{ if pbWhy := recover(); pbWhy != nil {{ "
     'if pbstrings.Contains(pbfmt.Sprint(pbWhy), "bubble") {{ if {v} {{ {t}.Fail(); return }}; '
-    '{t}.Fatalf("pb-lost: the aged copy stopped before its record: %v", pbWhy) }}; '
+    '{t}.Error("pb-lost: the aged copy stopped before its record:", pbWhy); return }}; '
     "panic(pbWhy) }} }}()"
 )
 _GO_SLEEP = "pbtime.Sleep({h} * pbtime.Hour)"
