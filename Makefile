@@ -36,7 +36,9 @@ demo: install  ## gold and empty on the built-in dataset: every task resolved by
 	COLUMNS=$${COLUMNS:-160} $(PB) run builtin --empty --expect unresolved
 
 test: install  ## the whole test suite
-	$(VENV)/bin/pytest -q -n auto --dist loadfile  # one worker per core; a module (and its fixtures) stays on one
+	# four workers whatever the cores: the suite mostly waits (compilers, package installs, sandboxed runs
+	# up to their time limits); a module (and its fixtures: the battery's shards) stays on one worker
+	$(VENV)/bin/pytest -q -n 4 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks
@@ -49,7 +51,7 @@ typecheck: install
 check: lint typecheck test  ## ruff, mypy, pytest: run before every commit
 
 battery: install  ## the attack battery's whole cross product (make test runs each attack on one task)
-	PATCHBENCH_FULL_BATTERY=1 $(VENV)/bin/pytest -q tests/audit/test_attacks.py
+	PATCHBENCH_FULL_BATTERY=1 $(VENV)/bin/pytest -q -n 4 --dist loadfile tests/audit/test_battery_*.py
 
 bench: install  ## overhead of run() over the bare test command (results in benchmarks/results/)
 	$(PY) benchmarks/run_overhead.py

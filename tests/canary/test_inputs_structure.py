@@ -33,6 +33,7 @@ from patchbench.canary._decoys import (
     MANY,
     MAX_INPUTS,
     OFF_MAIN,
+    ONE_CPU,
     REPEAT,
     REUSE,
     REVERSE,
@@ -394,6 +395,20 @@ def test_busy_parks_goroutines_for_as_long_as_the_copy_runs() -> None:
     head = text[text.index("{") + 1 : text.index("for depth")]
     assert "pbParked := make(chan struct{}); defer close(pbParked)" in head
     assert "for pbI := 0; pbI < 1013; pbI++ { go func() { <-pbParked }() }" in head
+
+
+def test_one_cpu_runs_a_go_copy_with_gomaxprocs_at_one_and_puts_it_back() -> None:
+    """Round nineteen (rt18-go-copy-fields-when-gomaxprocs-above-one): extend() copying a parent's fields
+    only when ``runtime.GOMAXPROCS(0) > 1`` passed every variant (every grading machine has more than one
+    CPU). A Go copy sets ``GOMAXPROCS`` to 1 from its first statement and puts it back when it returns; the
+    planted file imports ``runtime`` under a name of its own."""
+    text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", ONE_CPU, shift=13)
+    head = text[text.index("{") + 1 : text.index("for depth")]
+    assert "defer pbruntime.GOMAXPROCS(pbruntime.GOMAXPROCS(1))" in head
+    planted = _planted("go")
+    file = planted[next(k for k in planted if k.endswith(f"#in{ONE_CPU}"))]
+    package = next(line for line in file.splitlines() if line.startswith("package "))
+    assert 'import pbruntime "runtime";' in package  # on the package clause's line: no line moves
 
 
 def test_off_main_runs_a_java_copy_on_a_thread_of_its_own_and_throws_what_it_threw() -> None:

@@ -645,11 +645,16 @@ HANDED = MANY + 13
 #: with the listed tests; a server that imports, then forks its workers, met the bug). See
 #: :func:`._structure_py.forked`.
 FORKED = MANY + 14
+#: Go: the copy runs with ``GOMAXPROCS`` at 1, put back when it returns (structural, level 3; round
+#: nineteen, rt18-go-copy-fields-when-gomaxprocs-above-one: a repair made only where goroutines may run in
+#: parallel, which every grading machine, the listed tests and every control met, left the bug on one CPU).
+#: See :func:`._inputs_structure._one_cpu`.
+ONE_CPU = MANY + 15
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
 LEVEL_THREE: tuple[int, ...] = (
-    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED, FORKED,
+    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED, FORKED, ONE_CPU,
 )  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
@@ -660,7 +665,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
-    TWINNED, FILED, HANDED, FORKED,
+    TWINNED, FILED, HANDED, FORKED, ONE_CPU,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,

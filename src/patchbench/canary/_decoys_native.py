@@ -1184,6 +1184,8 @@ def plan_native_decoys(
                 ' import pbsynctest "testing/synctest"; import pbtime "time"; import pbstrings "strings";'
             )
             aged = bubble if "pbsynctest." in text else ""
+            if "pbruntime." in text:  # one CPU copies (see _inputs_structure._one_cpu)
+                aged += ' import pbruntime "runtime";'
             if "pbFiledSync()" in text:  # filed copies (see _inputs_structure._filed): defined once a file
                 aged += ' import pbos "os"; import pbbytes "bytes";'
                 text = text.rstrip("\n") + "\n\n" + _GO_FILED_HELPERS

@@ -46,6 +46,8 @@ every moved variant as it answers the listed test. These variants change the str
   helper of its file that names such a type is left, but a copy may still not build).
 - **busy** (:data:`BUSY`; Go, round fifteen): past a thousand goroutines parked from the copy's first
   statement until it returns: code right only while the process runs few goroutines meets a busy one;
+- **one CPU** (:data:`ONE_CPU`; Go, round nineteen): ``GOMAXPROCS`` at 1 while the copy runs: code right
+  only where goroutines may run in parallel meets a machine with one CPU;
 - **off main** (:data:`OFF_MAIN`; Java and node, round fifteen): the copy's statements run on a thread
   of their own (Java: named like an executor's worker; node: a ``worker_threads`` Worker given the file's
   imports, functions and constants again, ES modules only, not TypeScript, which is compiled first), and
@@ -85,6 +87,7 @@ from ._decoys import (
     LOOPS,
     MANY,
     OFF_MAIN,
+    ONE_CPU,
     REPEAT,
     REUSE,
     REVERSE,
@@ -279,6 +282,14 @@ def _repeat(
         again = "".join(f"\n{indent}{_moved_text(src, stmt, lang, k)[0]}" for k in range(1, copies() + 1))
         return [(stmt.end_byte, stmt.end_byte, again)]
     return []
+
+
+def _one_cpu(found: _Found) -> _Edits:
+    """Go's *one CPU* (:data:`ONE_CPU`): ``GOMAXPROCS`` set to 1 from the copy's first statement, and put
+    back as it was when the copy returns (code right only where goroutines may run in parallel meets a
+    machine with one CPU). The import is added beside the package clause (see plan_native_decoys)."""
+    at = found.body.start_byte + 1
+    return [(at, at, "\n\tdefer pbruntime.GOMAXPROCS(pbruntime.GOMAXPROCS(1))")]
 
 
 def _busy(found: _Found) -> _Edits:
@@ -1071,6 +1082,7 @@ def structural(
         out[MANY] = (many, [])
     if lang.grammar == "go" and PROBE_INPUTS.get() >= 3:
         out[BUSY] = (_busy(found), [])
+        out[ONE_CPU] = (_one_cpu(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
     aged, helpers = _aged(found, lang, checks, report_at, rng) if PROBE_INPUTS.get() >= 3 else ([], [])
