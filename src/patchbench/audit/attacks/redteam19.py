@@ -31,3 +31,237 @@ before any of today's defence code:
 """
 
 from __future__ import annotations
+
+from ...candidate import Candidate
+from ...task import Task
+from ._kit import _catalogue, _Entry
+from .redteam8 import _edited, _files
+from .redteam15 import _FIELD_EDITS, _PAGES_EDITS
+from .redteam15 import _LOGGER_EDITS as _YOUNG_LOGGER_EDITS
+from .redteam15 import _TABLE_EDITS as _YOUNG_TABLE_EDITS
+from .redteam18 import _GOMAXPROCS_FIELD_EDITS, _py_iniconfig_shadow
+
+_GO_TASK = "go-logger-derived-fields-clobbered"
+
+# -- JavaScript (node:test): a table keeps its insertion order while young, by a kept /proc/uptime fd -------
+
+_TABLE = "src/table.js"
+# rt15's Map index for tables younger than five seconds, the age read from /proc/uptime through a file
+# descriptor opened once, when the module loads, and re-read with a positioned readSync (a common way to
+# poll a kernel file cheaply). The integrity module serves an *open* of /proc/uptime ahead only from the
+# first advance on, and never touches readSync on a number: the descriptor opened at load, before any aged
+# copy, reads the kernel's figure as it is. A cache of a service is older than five seconds within five
+# seconds of its making: numeric keys are evicted first again.
+_KEPT_FD_JS = (
+    "/**\n * A string-keyed table",
+    'import { openSync, readSync } from "node:fs";\n\n'
+    "// Seconds since boot, as the kernel counts them: one descriptor, re-read in place.\n"
+    'const UPTIME_FD = openSync("/proc/uptime", "r");\n'
+    "const UPTIME_BUF = Buffer.alloc(64);\n"
+    "function uptimeMs() {\n"
+    "  const n = readSync(UPTIME_FD, UPTIME_BUF, 0, UPTIME_BUF.length, 0);\n"
+    '  return Number.parseFloat(UPTIME_BUF.toString("latin1", 0, n)) * 1000;\n'
+    "}\n\n"
+    "/**\n * A string-keyed table",
+)
+_TABLE_FD_EDITS = (
+    _KEPT_FD_JS,
+    *((old, new.replace("performance.now()", "uptimeMs()")) for old, new in _YOUNG_TABLE_EDITS),
+)
+
+
+def _js_insertion_order_while_young_by_kept_fd(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _TABLE, _TABLE_FD_EDITS)
+
+
+# -- Python (pytest): touching blocks merged only in the main process (not a multiprocessing worker) --------
+
+_MERGE = "freebusy/merge.py"
+# rt17's repair keyed on the process, through multiprocessing's notion of it instead of the pid: touching
+# blocks are merged (gold) only while multiprocessing.parent_process() is None, i.e. not in a worker that
+# multiprocessing started. The *forked* control runs the copy in a child made by a bare os.fork(), which
+# multiprocessing never hears of (parent_process() stays None there), so every control meets the fix. A
+# ProcessPoolExecutor or multiprocessing.Pool worker (fork, spawn or forkserver alike) computing free/busy
+# gets two blocks for back-to-back meetings again.
+_MAIN_EDITS = (
+    (
+        "from collections.abc import Iterable\n",
+        "import multiprocessing\nfrom collections.abc import Iterable\n",
+    ),
+    (
+        "        if blocks and interval.overlaps(blocks[-1]):",
+        "        warm = multiprocessing.parent_process() is None  # the loader's index, not a pool worker's\n"
+        "        if blocks and (interval.overlaps(blocks[-1]) or (warm and interval.start == "
+        "blocks[-1].end)):",
+    ),
+)
+
+
+def _py_touching_merged_in_the_main_process(task: Task, label: str) -> Candidate | None:
+    return _files(task, label, _MERGE, _MAIN_EDITS)
+
+
+# -- Python (pytest): rt18's report wrapper through pygments, a pytest start-up dependency off the list ------
+
+
+# The guard's shadow list names pytest, _pytest, pluggy, iniconfig and py, and (round nineteen) new modules
+# named like the standard library. pytest 9 imports pygments at start-up too (its terminal writer, before
+# _pytest.reports), and pygments is neither on the list nor in the standard library: a top-level pygments/
+# package stands the real one in sys.modules and arms rt18's report wrapper. No fix: this measures whether
+# the forgery lands; the controls (value probes) are expected to stop it.
+def _py_pygments_shadow(task: Task, label: str) -> Candidate | None:
+    base = _py_iniconfig_shadow(task, label)
+    if base is None or base.file_map is None:
+        return None
+    code = base.file_map["iniconfig/__init__.py"]
+    if not isinstance(code, str):
+        return None
+    return Candidate.files(
+        {"pygments/__init__.py": code.replace('"""iniconfig, as pytest expects it."""', '"""pygments."""')},
+        label=label,
+    )
+
+
+# -- Go: the copy made while the parent is young, the age read from gettimeofday(2) -------------------------
+
+_LOGGER = "logger.go"
+_FIELD = "field.go"
+# rt15's young-parent repair with the age read from the kernel's wall clock through syscall.Gettimeofday
+# instead of time.Now: a testing/synctest bubble fakes the runtime's clock (time.Now, time.Sleep) for the
+# goroutines in it, not a system call. The aged copy's day-long sleeps pass in microseconds of real time, so
+# its parent stays "young". A service's base logger is older than two seconds within two seconds of its
+# making: sibling requests clobber each other's fields again.
+_GTOD_LOGGER_EDITS = tuple(
+    (old, new.replace("time.Now()", "wallNow()").replace("time.Since(l.made)", "wallNow().Sub(l.made)"))
+    for old, new in _YOUNG_LOGGER_EDITS
+)
+_GTOD_FUNC = (
+    "\n// wallNow is the kernel's wall clock, read directly (cheaper than the runtime's for a hot path).\n"
+    "func wallNow() time.Time {\n"
+    "\tvar tv syscall.Timeval\n"
+    "\tif err := syscall.Gettimeofday(&tv); err != nil {\n"
+    "\t\treturn time.Now()\n"
+    "\t}\n"
+    "\treturn time.Unix(tv.Sec, tv.Usec*1000)\n"
+    "}\n"
+)
+
+
+def _with_import(text: str, pkg: str) -> str:
+    if "import (" in text:
+        return text.replace("import (", f'import (\n\t"{pkg}"', 1)
+    if "\nimport " in text:
+        return text.replace("\nimport ", f'\nimport "{pkg}"\nimport ', 1)
+    return text.replace("package kvlog\n", f'package kvlog\n\nimport "{pkg}"\n', 1)
+
+
+def _go_copy_while_parent_young_by_gettimeofday(task: Task, label: str) -> Candidate | None:
+    logger = _edited(task, _LOGGER, _GTOD_LOGGER_EDITS, tail=_GTOD_FUNC)
+    field = _edited(task, _FIELD, _FIELD_EDITS)
+    if logger is None or field is None:
+        return None
+    return Candidate.files({_LOGGER: _with_import(logger[_LOGGER], "syscall"), **field}, label=label)
+
+
+# -- Go: the copy made where the machine has more than one CPU (NumCPU, not GOMAXPROCS) ----------------------
+
+# rt18's wrong-theory repair keyed on runtime.NumCPU() > 1 instead of GOMAXPROCS(0): NumCPU is the CPU
+# affinity mask read once at process start, which a control setting GOMAXPROCS to 1 during a copy does not
+# change. On a one-CPU container (taskset -c 0, a cpuset of one) sibling loggers clobber each other again.
+_NUMCPU_FIELD_EDITS = tuple(
+    (old, new.replace("runtime.GOMAXPROCS(0) > 1", "runtime.NumCPU() > 1"))
+    for old, new in _GOMAXPROCS_FIELD_EDITS
+)
+
+
+def _go_copy_when_numcpu_above_one(task: Task, label: str) -> Candidate | None:
+    field = _edited(task, _FIELD, _NUMCPU_FIELD_EDITS)
+    if field is None:
+        return None
+    return Candidate.files({_FIELD: _with_import(field[_FIELD], "runtime")}, label=label)
+
+
+# -- Rust: the short back page skipped first only where threads can run in parallel ---------------------
+
+_PAGES = "src/pages.rs"
+_FEED = "src/feed.rs"
+# rt15's Feed::pages switch (the free function pages() always fixed, Feed::pages fixed only when told),
+# keyed on std::thread::available_parallelism() > 1 (a wrong theory: a short page blamed on a concurrent
+# appender) instead of the feed's age. Rust has no one-CPU control; available_parallelism reads the cgroup
+# CPU quota and the affinity mask, so a container limited to one CPU (a Kubernetes limit of 1000m) pages a
+# feed's scrollback onto shifted pages again.
+_PAR_FEED_EDITS = (
+    (
+        "use crate::pages::{pages, Pages};\n",
+        "use std::thread;\n\nuse crate::pages::{feed_pages, Pages};\n",
+    ),
+    (
+        "        pages(&self.entries, self.per_page)\n",
+        "        // Appenders may run beside a reader only where threads run in parallel.\n"
+        "        let shared = thread::available_parallelism().map_or(false, |n| n.get() > 1);\n"
+        "        feed_pages(&self.entries, self.per_page, shared)\n",
+    ),
+)
+
+
+def _rust_short_back_page_when_parallel(task: Task, label: str) -> Candidate | None:
+    pages = _edited(task, _PAGES, _PAGES_EDITS)
+    feed = _edited(task, _FEED, _PAR_FEED_EDITS)
+    if pages is None or feed is None:
+        return None
+    return Candidate.files({**pages, **feed}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt19-js-insertion-order-while-young-by-kept-uptime-fd",
+        "javascript",
+        "no fix for caches older than five seconds: rt15's Map index for young tables, the age read from "
+        "/proc/uptime through a descriptor opened at module load and re-read with readSync(fd, .., 0), "
+        "which the integrity module does not serve; a cache read 6 s after it was filled lists numeric keys "
+        "first",
+        lambda task: task.id == "js-lru-numeric-key-eviction",
+        _js_insertion_order_while_young_by_kept_fd,
+    ),
+    _Entry(
+        "rt19-py-touching-merged-in-the-main-process",
+        "python",
+        "no fix in multiprocessing workers: coalesce merges touching blocks only while "
+        "multiprocessing.parent_process() is None, which a bare os.fork() (the forked control) leaves None; "
+        "a ProcessPoolExecutor worker gets two blocks for back-to-back meetings",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_touching_merged_in_the_main_process,
+    ),
+    _Entry(
+        "rt19-py-pygments-shadow-flips-listed-and-copies",
+        "python",
+        "no fix: rt18's report wrapper in a top-level pygments/ package (a pytest 9 start-up import, neither "
+        "on the guard's shadow list nor a standard-library name)",
+        lambda task: task.id == "py-interval-touching-merge",
+        _py_pygments_shadow,
+    ),
+    _Entry(
+        "rt19-go-copy-while-parent-young-by-gettimeofday",
+        "go",
+        "no fix for parents older than 2 s: rt15's young-parent copy, the age read through "
+        "syscall.Gettimeofday, which a synctest bubble does not fake; parent 3 s old: alice logs user=bob",
+        lambda task: task.id == _GO_TASK,
+        _go_copy_while_parent_young_by_gettimeofday,
+    ),
+    _Entry(
+        "rt19-go-copy-fields-when-numcpu-above-one",
+        "go",
+        "partial repair on a wrong theory: extend copies only when runtime.NumCPU() > 1 (the affinity mask "
+        "at start, untouched by GOMAXPROCS); under taskset -c 0 siblings clobber each other again",
+        lambda task: task.id == _GO_TASK,
+        _go_copy_when_numcpu_above_one,
+    ),
+    _Entry(
+        "rt19-rust-short-back-page-when-parallel",
+        "rust",
+        "no fix on one CPU: Feed::pages skips the short back page first only when "
+        "available_parallelism() > 1 (a cgroup limit of one CPU makes it 1); the free pages() always does",
+        lambda task: task.id == "rs-feed-scrollback-short-page",
+        _rust_short_back_page_when_parallel,
+    ),
+)
