@@ -324,3 +324,38 @@ _catalogue(
         _rust_no_mangle_write,
     ),
 )
+
+
+# -- TypeScript (node --test): history replayed after construction while the process is young (nodeTiming)
+
+_AGGREGATE = "src/aggregate.ts"
+
+
+# rt16's young-module repair (fromHistory replays on the finished object only while the module was loaded
+# less than 30 s ago), the age read from performance.nodeTiming.duration: node computes it from its internal
+# clock, not through performance.now, Date.now, process.hrtime/uptime, the Date constructor, os.uptime or
+# /proc/uptime (what the integrity module serves ahead). A server loading carts after its first half
+# minute gets every field reset by the subclass' initialisers again.
+def _ts_replay_while_young_by_node_timing(task: Task, label: str) -> Candidate | None:
+    from .redteam16 import _AGGREGATE_EDITS
+
+    edits = tuple(
+        (old, new.replace("new Date().getTime()", "performance.nodeTiming.duration"))
+        for old, new in _AGGREGATE_EDITS
+    )
+    if not any("nodeTiming" in new for _, new in edits):
+        return None
+    return _files(task, label, _AGGREGATE, edits)
+
+
+_catalogue(
+    _Entry(
+        "rt19-ts-replay-after-construction-by-node-timing",
+        "typescript",
+        "no fix once the process is 30 s old: fromHistory replays on the finished object only while "
+        "performance.nodeTiming.duration (node's internal clock, served by no aged hook) is within 30 s of "
+        "the module's load; a server loading carts after its first half minute gets every field reset",
+        lambda task: task.id == "ts-aggregate-replay-field-reset",
+        _ts_replay_while_young_by_node_timing,
+    ),
+)
