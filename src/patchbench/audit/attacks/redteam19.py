@@ -359,3 +359,45 @@ _catalogue(
         _ts_replay_while_young_by_node_timing,
     ),
 )
+
+
+# -- Java (JUnit): amounts compared by value only where the JVM sees more than one processor -----------------
+
+
+# rt16's Reconciler switch (Key.of by value, gold's stripTrailingZeros, or by the exact BigDecimal, the bug),
+# keyed on Runtime.availableProcessors() > 1 (a wrong theory: scales said to differ only when statements are
+# parsed by parallel workers). Go got a GOMAXPROCS theory in rt18; Java has no one-CPU control. A JVM in a
+# container limited to one CPU (the JVM is container-aware: a cgroup quota of 1000m reports 1) reconciles
+# 2.5 x 48.12 paid with 120.30 as open again.
+def _java_scale_dropped_on_many_processors(task: Task, label: str) -> Candidate | None:
+    from .redteam16 import _RECON_EDITS
+
+    edits = tuple(
+        (
+            old,
+            new.replace(
+                "    // The thread that set this reconciler up reconciles its own statements in one pass.\n"
+                "    private final Thread owner = Thread.currentThread();\n",
+                "    // Statements parsed by parallel workers may carry different scales for one amount.\n"
+                "    private static final boolean PARALLEL =\n"
+                "            Runtime.getRuntime().availableProcessors() > 1;\n",
+            ).replace("owner == Thread.currentThread()", "PARALLEL"),
+        )
+        for old, new in _RECON_EDITS
+    )
+    if not any("PARALLEL =" in new for _, new in edits):
+        return None
+    return _files(task, label, "src/main/java/recon/Reconciler.java", edits)
+
+
+_catalogue(
+    _Entry(
+        "rt19-java-scale-dropped-on-many-processors",
+        "java",
+        "partial repair on a wrong theory: the match key strips trailing zeros only when "
+        "Runtime.availableProcessors() > 1; a container-aware JVM limited to one CPU keys 120.30 apart "
+        "from 120.3 again (Java has no one-CPU control)",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_scale_dropped_on_many_processors,
+    ),
+)
