@@ -572,13 +572,15 @@ def test_off_main_runs_a_python_copy_on_a_thread_of_its_own_and_raises_what_it_r
 def test_forked_runs_a_python_copy_in_a_child_process_and_raises_what_it_raised() -> None:
     """Round eighteen (rt17-py-touching-merged-in-the-loading-process): a repair right only in the process
     that imported the code (``os.getpid()`` at import) passed every variant, which all ran in pytest's
-    process. *forked* runs the copy's statements, its record included, in a child forked for them, and
-    raises in the test's process what they raised there; a child that sends nothing fails the copy, and a
-    copy that awaits gets none."""
+    process. *forked* runs the copy's statements, its record included, in a child forked for them (a
+    ``multiprocessing`` process, as a pool's worker is: round twenty keyed a repair on
+    ``multiprocessing.parent_process()``), and raises in the test's process what they raised there; a child
+    that sends nothing fails the copy, and a copy that awaits gets none."""
     text = _control(FORKED)
     assert text is not None
     fn = cast(ast.FunctionDef, ast.parse(text).body[0])
-    assert "_pb_value = total(cart, ['gift', 2])" in text and "_pb_child = _pb_os.fork()" in text
+    assert "_pb_value = total(cart, ['gift', 2])" in text
+    assert "_pb_child = _pb_mp.get_context('fork').Process(target=_pb_forked)" in text
     assert ast.unparse(fn.body[-1]) == "if _pb_thrown is not None:\n    raise _pb_thrown"
 
     def run(source: str) -> None:
@@ -587,8 +589,11 @@ def test_forked_runs_a_python_copy_in_a_child_process_and_raises_what_it_raised(
         exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {})
 
     # the record raised in the child (another pid) reaches the test's process, and so does any error
-    with pytest.raises(AssertionError, match=rf"^child (?!{os.getpid()}$)\d+$"):
-        run("import os\nraise AssertionError(f'child {os.getpid()}')")
+    with pytest.raises(AssertionError, match=rf"^child (?!{os.getpid()} )\d+ of \d+$"):
+        run(
+            "import os, multiprocessing\n"
+            "raise AssertionError(f'child {os.getpid()} of {multiprocessing.parent_process().pid}')"
+        )
     with pytest.raises(ValueError, match="moved"):
         run("raise ValueError('moved')")
     run("x = 1")  # statements that return return

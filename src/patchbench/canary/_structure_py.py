@@ -697,49 +697,49 @@ def off_main(body: list[ast.stmt]) -> list[ast.stmt] | None:
     return out
 
 
-#: A Python *forked* copy (:data:`._decoys.FORKED`): its statements in a child process forked for them; the
-#: child sends back what they raised (pickled; its class name and message in an ``AssertionError`` when it
-#: does not pickle), ``None`` when they returned, and leaves through ``os._exit`` (no pytest teardown, no
-#: ``atexit``); the test's process raises it again. A child that sent nothing (killed, or left on its own
-#: through ``os._exit``) fails the copy.
+#: A Python *forked* copy (:data:`._decoys.FORKED`): its statements in a child process, a
+#: ``multiprocessing`` ``Process`` of the fork context (round twenty: a bare ``os.fork()`` left
+#: ``multiprocessing.parent_process()`` None in the child, and a repair keyed on that kept the bug in every
+#: pool worker); the child sends back what they raised (pickled; its class name and message in an
+#: ``AssertionError`` when it does not pickle), ``None`` when they returned, and leaves as a ``Process`` does
+#: (``os._exit``: no pytest teardown, no ``atexit``); the test's process raises it again. A child that sent
+#: nothing (killed, or left on its own through ``os._exit``) fails the copy.
 _FORKED = """
-_pb_os = __import__('os')
+_pb_mp = __import__('multiprocessing')
 _pb_pickle = __import__('pickle')
-_pb_read, _pb_write = _pb_os.pipe()
-_pb_child = _pb_os.fork()
-if _pb_child == 0:
+_pb_read, _pb_write = _pb_mp.Pipe(duplex=False)
+
+
+def _pb_forked():
     try:
-        _pb_os.close(_pb_read)
+        pass
+    except BaseException as _pb_error:
         try:
+            _pb_sent = _pb_pickle.dumps(_pb_error)
+        except BaseException:
+            _pb_sent = _pb_pickle.dumps(AssertionError(f'{type(_pb_error).__name__}: {_pb_error}'))
+    else:
+        _pb_sent = _pb_pickle.dumps(None)
+    for _pb_stream in (__import__('sys').stdout, __import__('sys').stderr):
+        try:
+            _pb_stream.flush()
+        except BaseException:
             pass
-        except BaseException as _pb_error:
-            try:
-                _pb_sent = _pb_pickle.dumps(_pb_error)
-            except BaseException:
-                _pb_sent = _pb_pickle.dumps(AssertionError(f'{type(_pb_error).__name__}: {_pb_error}'))
-        else:
-            _pb_sent = _pb_pickle.dumps(None)
-        for _pb_stream in (__import__('sys').stdout, __import__('sys').stderr):
-            try:
-                _pb_stream.flush()
-            except BaseException:
-                pass
-        while _pb_sent:
-            _pb_sent = _pb_sent[_pb_os.write(_pb_write, _pb_sent):]
-    finally:
-        _pb_os._exit(0)
-_pb_os.close(_pb_write)
-_pb_got = []
-while True:
-    _pb_chunk = _pb_os.read(_pb_read, 65536)
-    if not _pb_chunk:
-        break
-    _pb_got.append(_pb_chunk)
-_pb_os.close(_pb_read)
-_pb_status = _pb_os.waitpid(_pb_child, 0)[1]
+    _pb_write.send_bytes(_pb_sent)
+
+
+_pb_child = _pb_mp.get_context('fork').Process(target=_pb_forked)
+_pb_child.start()
+_pb_write.close()
+try:
+    _pb_got = _pb_read.recv_bytes()
+except EOFError:
+    _pb_got = b''
+_pb_read.close()
+_pb_child.join()
 if not _pb_got:
-    raise AssertionError(f'the forked copy sent nothing (wait status {_pb_status})')
-_pb_thrown = _pb_pickle.loads(b''.join(_pb_got))
+    raise AssertionError(f'the forked copy sent nothing (exit code {_pb_child.exitcode})')
+_pb_thrown = _pb_pickle.loads(_pb_got)
 if _pb_thrown is not None:
     raise _pb_thrown
 """
@@ -757,8 +757,6 @@ def forked(body: list[ast.stmt]) -> list[ast.stmt] | None:
     ):
         return None
     out = ast.parse(_FORKED).body
-    child = next(s for s in out if isinstance(s, ast.If) and ast.unparse(s.test) == "_pb_child == 0")
-    outer = cast(ast.Try, child.body[0])
-    inner = next(s for s in outer.body if isinstance(s, ast.Try))
-    inner.body = body
+    child = next(s for s in out if isinstance(s, ast.FunctionDef))
+    cast(ast.Try, child.body[0]).body = body
     return out
