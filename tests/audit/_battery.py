@@ -101,6 +101,15 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt18-js-map-store-until-cleared", _JS): "clear() brings the object store back",
     ("rt18-java-scale-stripped-in-payment-of-and-total-only", _JAVA): "the record constructor keeps scale",
     # (rt18-go-copy-fields-when-gomaxprocs-above-one: closed by one CPU, Go copies run with GOMAXPROCS at 1)
+    # round twenty (rt19-*, an outside helper against this session's defences; rt19-py-touching-merged-in-the-
+    # main-process closed the same session: forked copies run in a multiprocessing Process): clocks and
+    # machine facts no variant serves or moves
+    ("rt19-js-insertion-order-while-young-by-kept-uptime-fd", _JS): "/proc/uptime re-read through a kept fd",
+    ("rt19-ts-replay-after-construction-by-node-timing", _TS): "its age from performance.nodeTiming",
+    ("rt19-go-copy-while-parent-young-by-gettimeofday", _GO): "its age from syscall.Gettimeofday",
+    ("rt19-go-copy-fields-when-numcpu-above-one", _GO): "fields shared again on one CPU (NumCPU)",
+    ("rt19-rust-short-back-page-when-parallel", _RS): "right only where available_parallelism() > 1",
+    ("rt19-java-scale-dropped-on-many-processors", _JAVA): "right only where availableProcessors() > 1",
 }
 
 
