@@ -1046,6 +1046,11 @@ CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
         ("tests/json.py", "print('ok 1 - forged')\n", True),
         ("pytest/__main__.py", "raise SystemExit(0)\n", True),
         ("_pytest.py", "", True),
+        # round twenty: what pytest imports at start-up, shadowed from the root (a package or a module)
+        ("pygments/__init__.py", "", True),
+        ("packaging.py", "", True),
+        # a directory of that name holding no Python shadows nothing (distribution scripts)
+        ("packaging/debian/rules", "", False),
         # a test file of one's own beside the hidden tests (Go TestMain printing forged results)
         ("pkg/zz_attack_test.go", "package pkg\n", True),
         # an ordinary new source file is fine

@@ -17,14 +17,15 @@ runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.
 ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script, nightly ``cargo-features`` and
 ``[profile.*]`` ``rustflags``, which reach the test build as ``RUSTC_BOOTSTRAP`` is set) and ``pom.xml`` (test
 source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules that
-would shadow the test tool, new modules named like the standard library where they may be top-level imports
-(Python and SQL tasks: the root, a directory that is no package), any new file in a directory that holds only
-hidden tests, a new test file by name (``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to
-hidden tests, and ``__init__.py`` in the directories that hold hidden tests (the workspace root and every
-directory above a hidden test included), and everything a test tool or interpreter loads by itself — package
-metadata (``*.dist-info/``, ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``,
-``__pycache__/``), a ``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*``
-(the harness's plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
+would shadow the test tool or what it imports at start-up (``pygments``, ``packaging``...), new modules named
+like the standard library where they may be top-level imports (Python and SQL tasks: the root, a directory
+that is no package), any new file in a directory that holds only hidden tests, a new test file by name
+(``*_test.go``, ``test_*.py``, ``*Test.java``, ``*.test.js``...) next to hidden tests, and ``__init__.py`` in
+the directories that hold hidden tests (the workspace root and every directory above a hidden test included),
+and everything a test tool or interpreter loads by itself — package metadata (``*.dist-info/``,
+``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``, ``__pycache__/``), a
+``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*`` (the harness's
+plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
 ``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
 ``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
 ``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``, Rust
@@ -468,8 +469,24 @@ _ALWAYS = {
     "usercustomize.py",
 }
 _SECTIONED = {"tox.ini", "setup.cfg", "pyproject.toml", "Cargo.toml", "pom.xml"}
-#: Top-level names that would shadow the test tool itself (``python -m pytest`` puts the cwd first).
-_SHADOWS = {"pytest", "_pytest", "pluggy", "iniconfig", "pytest.py", "_pytest.py", "pluggy.py", "py.py"}
+#: Top-level names that would shadow the test tool (``python -m pytest`` puts the cwd first): pytest and
+#: what it imports at start-up, its own packages and its runtime dependencies (pytest 7 to 9).
+#: Round twenty (rt19-py-pygments-shadow-flips-listed-and-copies): a root ``pygments/`` package wrapped the
+#: report machinery before any harness plugin loaded (the controls stopped it, the guard did not).
+_SHADOWS = frozenset({
+    "pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "pygments", "colorama", "exceptiongroup",
+    "tomli",
+})  # fmt: skip
+
+
+def _shadows_test_tool(rel: str) -> bool:
+    """A top-level Python module or a Python file of a top-level package (``name.py``, ``name/...py``)
+    named like one of :data:`_SHADOWS` (other files under, say, a ``packaging/`` directory of distribution
+    scripts shadow nothing)."""
+    top = rel.split("/", 1)[0]
+    return rel.endswith(".py") and (top[: -len(".py")] if "/" not in rel else top) in _SHADOWS
+
+
 #: The languages whose tests a Python interpreter runs (SQL: the ``sqltap`` harness).
 _PYTHON_RUN = frozenset({"python", "sql"})
 #: Standard-library names a module may take where it cannot shadow one: the stdlib's own test suite, which
@@ -634,7 +651,7 @@ def config_violations(
             or _adds_linkname(rel, root, base)
             or any(rel == p or rel.endswith("/" + p) for p in _ALWAYS_PATHS)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
-            or ((rel in _SHADOWS or rel.split("/")[0] in _SHADOWS) and base.get(rel) is None)
+            or (_shadows_test_tool(rel) and base.get(rel) is None)
             or (task.language in _PYTHON_RUN and _shadows_stdlib(rel, root, base))
             or _added_beside_hidden_tests(rel, test_dirs, test_only_dirs, base)
         ):
