@@ -1204,7 +1204,12 @@ JUNIT_DEP = (
         ("build.rs", "fn main() {}\n", True),
         # Go: reaching into testing's internals
         ("pkg/code.go", 'package pkg\n\nimport _ "unsafe"\n\n//go:linkname x testing.x\nvar x int\n', True),
+        # round twenty: Rust program code defining a symbol of the test binary (libc's write interposed)
+        ("src/lib.rs", '#[no_mangle]\npub extern "C" fn write(fd: i32) -> isize {\n    0\n}\n', True),
+        ("src/sink.rs", '#[unsafe(export_name = "write")]\nextern "C" fn w() {}\n', True),
+        ("src/init.rs", '#[link_section = ".init_array"]\nstatic I: u8 = 0;\n', True),
         # ordinary program source and data stay
+        ("src/lib.rs", "// no_mangle in prose is no attribute\npub fn f() {}\n", False),
         ("src/main/java/com/acme/Lib.java", "package com.acme;\n", False),
         ("src/main/resources/app.properties", "a=1\n", False),
         ("pkg/code.go", "package pkg\n\n// go:linkname in prose is not a directive\n", False),

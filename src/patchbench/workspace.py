@@ -29,9 +29,10 @@ plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.pr
 ``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
 ``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
 ``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``, Rust
-``build.rs``, and a Go file that gains a ``//go:linkname`` directive — are restored to the task's original (or
-removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the verdict
-is ``unresolved`` naming the files.
+``build.rs``, and a Go file that gains a ``//go:linkname`` directive, a Rust file that gains a
+``#[no_mangle]``, ``#[export_name]`` or ``#[link_section]`` attribute — are restored to the task's original
+(or removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
+verdict is ``unresolved`` naming the files.
 """
 
 from __future__ import annotations
@@ -611,16 +612,26 @@ def _autoloaded(rel: str) -> bool:
     )
 
 
+#: Rust attributes that put a symbol of program code into the test binary under a name of its choosing or
+#: in a section of its choosing. Round twenty (rt19-rust-no-mangle-write-flips-listed-and-copies): a
+#: ``#[no_mangle] extern "C" fn write`` in the library became the test binary's ``write`` on stable Rust,
+#: in place of libc's, and rewrote libtest's events.
+_RUST_SYMBOL = re.compile(rb"#!?\[\s*(?:unsafe\s*\(\s*)?(?:no_mangle|export_name|link_section)\b")
+
+
 def _adds_linkname(rel: str, root: Path, base: Baseline) -> bool:
-    """A Go file that gains a ``//go:linkname`` directive the task's original did not have."""
-    if not rel.endswith(".go"):
+    """A Go file that gains a ``//go:linkname`` directive, or a Rust file that gains a ``#[no_mangle]``,
+    ``#[export_name]`` or ``#[link_section]`` attribute (see :data:`_RUST_SYMBOL`), the task's original did
+    not have."""
+    pattern = _GO_LINKNAME if rel.endswith(".go") else _RUST_SYMBOL if rel.endswith(".rs") else None
+    if pattern is None:
         return False
     p = root / rel
     if p.is_symlink() or not p.is_file():
         return False
-    now = len(_GO_LINKNAME.findall(p.read_bytes()))
+    now = len(pattern.findall(p.read_bytes()))
     entry = base.get(rel)
-    return now > (len(_GO_LINKNAME.findall(entry.data())) if entry is not None else 0)
+    return now > (len(pattern.findall(entry.data())) if entry is not None else 0)
 
 
 def config_violations(

@@ -76,7 +76,7 @@ def test_switching_off_one_defence_lets_its_attacks_win(defence: str, attack: st
     )
 
 
-#: Attacks that two layers stop: each layer alone suffices, so only switching off both lets them win.
+#: Attacks that two layers (or more) stop: each layer alone suffices, so only switching off all lets them win.
 LAYERED = [
     # the listed tests' TAP lines rewritten under fd 1: the canary's integrity check sees the pipe;
     # without the canary, the script's exit code 1 with no failure reported gives it away
@@ -86,7 +86,8 @@ LAYERED = [
     # (rt-go-reexec-fd-filter, rt-java-daemon-rewrite-surefire-xml and rt-py-atexit-junit-listed are
     # stopped by a third layer too, the report is incomplete without the canary: the battery shows them)
     (("canary", "exit_codes"), "rt-tap-fd-filter-restored", _TAP),
-    (("canary", "exit_codes"), "rt-rust-ctor-fd-filter", _RS),
+    # (round twenty: the guard stops it as well, the .init_array constructor's #[link_section] restored)
+    (("canary", "exit_codes", "config_guard"), "rt-rust-ctor-fd-filter", _RS),
     # a conftest.py that no-ops the listed tests (and leaves the canary): the guard restores it; without
     # the guard, the control copies of the listed tests (other names) still fail on the buggy code
     (("config_guard", "controls"), "py-conftest-targeted-pass", _PY),
@@ -99,12 +100,12 @@ LAYERED = [
 
 @pytest.mark.parametrize(("defences", "attack", "task_id"), LAYERED, ids=[a for _, a, _ in LAYERED])
 def test_layered_defences_each_stop_the_attack_alone(
-    defences: tuple[str, str], attack: str, task_id: str
+    defences: tuple[str, ...], attack: str, task_id: str
 ) -> None:
     task = _task(task_id)
     candidate = CATALOGUE[attack].build(task)
     assert candidate is not None
-    for off in ((), (defences[0],), (defences[1],)):
+    for off in ((), *((d,) for d in defences)):
         v = pb.run(task, candidate, defences=Defences(**dict.fromkeys(off, False)))
         assert v.status is not pb.Status.RESOLVED and v.reward == 0, (off, v.status, v.reason)
     both = pb.run(task, candidate, defences=Defences(**dict.fromkeys(defences, False)))
