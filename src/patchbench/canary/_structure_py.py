@@ -660,14 +660,20 @@ def twinned(body: list[ast.stmt]) -> list[ast.stmt]:
     ]
 
 
-def _awaits(body: list[ast.stmt]) -> bool:
-    """Whether statements await or yield (an async test's: they cannot run on a thread or in a child of
-    their own)."""
-    return any(
+def _elsewhere(template: str, body: list[ast.stmt]) -> list[ast.stmt] | None:
+    """``template``'s statements with ``body`` as the ``try`` body that opens its function (the worker a
+    thread or a child process runs); None for statements that await or yield (an async test's: they cannot
+    run there)."""
+    if any(
         isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith, ast.Yield, ast.YieldFrom))
         for s in body
         for n in ast.walk(s)
-    )
+    ):
+        return None
+    out = ast.parse(template).body
+    worker = next(s for s in out if isinstance(s, ast.FunctionDef))
+    cast(ast.Try, worker.body[0]).body = body
+    return out
 
 
 #: A Python *off main* copy (:data:`._decoys.OFF_MAIN`): its statements on a thread of their own, named like
@@ -695,12 +701,7 @@ def off_main(body: list[ast.stmt]) -> list[ast.stmt] | None:
     """``body`` (a copy's statements) run on a thread of its own (round seventeen,
     rt16-py-touching-merged-on-the-main-thread: a repair applied on the main thread only passed every
     variant, which all ran there); None for statements that await (an async test's)."""
-    if _awaits(body):
-        return None
-    out = ast.parse(_OFF_MAIN).body
-    worker = next(s for s in out if isinstance(s, ast.FunctionDef))
-    cast(ast.Try, worker.body[0]).body = body
-    return out
+    return _elsewhere(_OFF_MAIN, body)
 
 
 #: A Python *forked* copy (:data:`._decoys.FORKED`): its statements in a child process, a
@@ -756,9 +757,4 @@ def forked(body: list[ast.stmt]) -> list[ast.stmt] | None:
     rt17-py-*-in-the-loading-process: a repair keyed on the pid that imported the code under test passed
     every variant, which all ran in pytest's process, where a server that imports and then forks its workers
     computes in the children); None for statements that await (an async test's)."""
-    if _awaits(body):
-        return None
-    out = ast.parse(_FORKED).body
-    child = next(s for s in out if isinstance(s, ast.FunctionDef))
-    cast(ast.Try, child.body[0]).body = body
-    return out
+    return _elsewhere(_FORKED, body)
