@@ -183,7 +183,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED, FILED}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED, FILED, ONE_CPU}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None

@@ -12,6 +12,7 @@ import ast
 import contextlib
 import json
 import re
+import statistics
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -59,6 +60,12 @@ def learn_controls(
     """
     found: dict[str, Any] = {}
     listed = set(task.fail_to_pass)
+    # what a probe takes on this run's machine: the median of every input probe's reports (round twenty's
+    # session: four xdist workers on two cores made probes of a few milliseconds take a quarter second, and
+    # dropped the controls that catch four py-decimal repairs from the record)
+    typical = statistics.median(
+        [r.duration_s or 0.0 for k, rs in gold.items() if is_input_key(k) for r in rs] or [0.0]
+    )
     for key, results in gold.items():
         if is_input_key(key):
             read = native_value if native else reported_value
@@ -82,7 +89,13 @@ def learn_controls(
             # rt10-py-json-floats-below-ten on py-decimal, its catching control (#in28) absent
             # from some calibration records)
             aged = int(key.rsplit(INPUT_KEY, 1)[1]) == AGED
-            slow = not aged and bool(results) and all((r.duration_s or 0.0) >= MAX_CONTROL_S for r in results)
+            # (and slow next to the others: on a loaded machine every probe is slower, and load alone must
+            # drop no control; one that costs SLOW_FACTOR times the typical probe is slow whatever the load)
+            slow = (
+                not aged
+                and bool(results)
+                and all((r.duration_s or 0.0) >= max(MAX_CONTROL_S, SLOW_FACTOR * typical) for r in results)
+            )
             if (
                 value is not None
                 and informative
@@ -194,6 +207,9 @@ def reported(result: TestResult) -> str | None:
 #: The longest an input probe may take (both of its planted copies, as its runner reports: one alone is
 #: load) to be kept as a control: a quarter of a second, paid again in every run.
 MAX_CONTROL_S = 0.25
+#: ...and at least this many times the calibration's typical (median) input probe: load slows every probe
+#: alike, a probe that prints a million entries stands out whatever the load.
+SLOW_FACTOR = 8.0
 
 
 def same_value(got: str | None, expect: str) -> bool:
