@@ -619,7 +619,7 @@ def _autoloaded(rel: str) -> bool:
 _RUST_SYMBOL = re.compile(rb"#!?\[\s*(?:unsafe\s*\(\s*)?(?:no_mangle|export_name|link_section)\b")
 
 
-def _adds_linkname(rel: str, root: Path, base: Baseline) -> bool:
+def _adds_symbol_directive(rel: str, root: Path, base: Baseline) -> bool:
     """A Go file that gains a ``//go:linkname`` directive, or a Rust file that gains a ``#[no_mangle]``,
     ``#[export_name]`` or ``#[link_section]`` attribute (see :data:`_RUST_SYMBOL`), the task's original did
     not have."""
@@ -659,7 +659,7 @@ def config_violations(
             or name.endswith(".pth")
             or _is_cargo_config(rel)
             or _autoloaded(rel)
-            or _adds_linkname(rel, root, base)
+            or _adds_symbol_directive(rel, root, base)
             or any(rel == p or rel.endswith("/" + p) for p in _ALWAYS_PATHS)
             or (name == "__init__.py" and posixpath.dirname(rel) in test_dirs)
             or (_shadows_test_tool(rel) and base.get(rel) is None)

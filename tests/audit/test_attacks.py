@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _battery import _DEC, _GO, _JAVA, _JS, _PY, _RS, _SQL, _TAP, _TS, _builtin, _extra, _tasks  # noqa: F401
+from _battery import _GO, _JAVA, _JS, _PY, _RS, _SQL, _TAP, _TS, _builtin, _extra, _tasks
 
 import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE, plan_attacks
