@@ -867,11 +867,13 @@ def test_a_decoy_fails_on_correct_code_and_passes_on_an_answer_oracle(
 def test_a_python_tap_canary_carries_decoys_of_module_level_tests_and_ends_the_file() -> None:
     task = _builtin("py-sse-crlf-chunk-boundary")
     c = plan_canary("tap", task, task.hidden_tests, "n3", workspace_dst="/w", harness_dst="/h")
-    assert c is not None and len(c.decoys) == 1
+    assert c is not None and c.decoys
     text = c.files["tests/test_events.py"]
-    assert f"def {c.decoys[0]}():" in text
-    assert text.index(c.decoys[0]) < text.index("def test_pb_canary_n3():")
-    assert c.matches(c.decoys[0]) and not c.matches("test_crlf_split_between_cr_and_lf")
+    for decoy in c.decoys:
+        assert f"def {decoy}():" in text
+        assert text.index(decoy) < text.index("def test_pb_canary_n3():")
+        assert c.matches(decoy)
+    assert not c.matches("test_crlf_split_between_cr_and_lf")
 
 
 _NODE_REPORT = "console.log('TAMPERED', JSON.stringify(globalThis[Symbol.for('patchbench.integrity')]()));\n"

@@ -752,7 +752,11 @@ def _controls(
             runs[name] = _Probe()
             v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift, today)
             log.info(
-                "control calibration for %s: input variants at level %d: %s", task.id, inputs, v.status.value
+                "control calibration for %s: input variants at level %d: %s (%s)",
+                task.id,
+                inputs,
+                v.status.value,
+                v.reason[:400],
             )
         if name == "buggy" and v.status is Status.TIMEOUT:
             # The buggy code may hang where gold does not: its values are then whatever it reported (a

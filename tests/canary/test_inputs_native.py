@@ -233,3 +233,24 @@ def test_a_list_a_loop_walks_is_data_not_a_bound() -> None:
     assert parsed is not None
     found = next(f for k, f in dn._tests(dn._RUST, *parsed, entry.path) if k.endswith("walking_back"))
     assert SCALE in dict(input_variants(found, dn._RUST, random.Random(1)))
+
+
+def test_a_rust_format_string_keeps_its_placeholders_in_every_variant() -> None:
+    """rs-feed's `format!("post {i}")`: a letter moved inside `{i}` named another variable and the test
+    binary, every probe with it, no longer built (the calibration fell back to verbatim copies)."""
+    from patchbench.canary._inputs_structure import RUST_PLACEHOLDER
+
+    assert [
+        bool(RUST_PLACEHOLDER.search(t)) for t in ('"post {i}"', '"{}"', '"{0:>8}"', '"{{x}}"', '"{"a": 1}"')
+    ] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+    _, probes, texts = _planted("rust")
+    formats = [t for n, t in texts.items() if "posts_that_own_their_text" in probes[n]]
+    assert formats, "the task's test with a format string got no variant"
+    for text in formats:
+        assert re.findall(r'format!\("(post[^"]*)"', text) == ["post {i}"], text

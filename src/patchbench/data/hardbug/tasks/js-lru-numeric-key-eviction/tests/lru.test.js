@@ -133,3 +133,13 @@ test('memoize keeps the most recently used numeric arguments cached', () => {
   assert.deepEqual(seen, [900, 80, 7, 80]);
   assert.deepEqual(price.stats(), { hits: 3, misses: 4, size: 2 });
 });
+
+test('after clear(), numeric keys are evicted from the least recently used again', () => {
+  const { evicted, onEvict } = recorder();
+  const cache = new LruCache({ max: 2, onEvict });
+  cache.set('warm-up', 0);
+  cache.clear();
+  cache.set(9, 'nine').set(3, 'three').set(1, 'one');
+  assert.deepEqual(evicted, [['9', 'nine']]);
+  assert.deepEqual(cache.keys(), ['3', '1']);
+});

@@ -59,6 +59,15 @@ def test_byte_stream_fed_one_byte_at_a_time():
     expect(parse([raw[i : i + 1] for i in range(len(raw))]), CRLF_EXPECTED)
 
 
+def test_incremental_feed_joins_a_crlf_split_across_calls():
+    parser = EventStreamParser()
+    got = parser.feed("data: first line\r")
+    got += parser.feed("\ndata: second line\r")
+    got += parser.feed("\n\r")
+    got += parser.feed("\n")
+    expect(got, [Event(data="first line\nsecond line")], "feed() across CR|LF")
+
+
 def test_lone_cr_endings_across_chunks():
     parser = EventStreamParser()
     got = parser.feed("data: a\r") + parser.feed("data: b\r") + parser.feed("") + parser.feed("\r")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from tagfold import TagIndex, display_form, fold
+from tagfold import TagIndex, display_form, fold, strip_marks
 
 CAFE_NFC = "Caf\u00e9"  # e with acute as one code point
 CAFE_NFD = "Cafe\u0301"  # e followed by COMBINING ACUTE ACCENT
@@ -94,3 +94,9 @@ def test_remove_forgets_every_spelling():
     check(index.remove("DATA_SCIENCE"), "remove should report a known tag")
     check(len(index) == 0 and index.uses("data science") == 0, "tag should be gone")
     check(not index.remove("data science"), "second remove finds nothing")
+
+
+def test_strip_marks_removes_precomposed_accents():
+    got = strip_marks(CREME_BRULEE_NFC)
+    check(got == "Creme brulee", f"strip_marks gave {got!r}")
+    check(strip_marks(CAFE_NFD) == "Cafe", f"strip_marks gave {strip_marks(CAFE_NFD)!r}")

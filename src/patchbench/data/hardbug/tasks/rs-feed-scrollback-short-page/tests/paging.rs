@@ -92,6 +92,14 @@ mod newest_first {
     }
 
     #[test]
+    fn page_from_newest_of_posts_that_own_their_text() {
+        let mut f = Feed::new(4);
+        f.extend((0..10).map(|i| format!("post {i}")));
+        let page: Vec<&str> = f.page_from_newest(1).expect("a second page").iter().map(String::as_str).collect();
+        assert_eq!(page, vec!["post 4", "post 5", "post 6", "post 7"]);
+    }
+
+    #[test]
     fn milestones_are_listed_newest_first() {
         let starts = |f: &Feed<u32>, stride| -> Vec<(usize, Vec<u32>)> {
             f.milestones_newest_first(stride).into_iter().map(|(n, p)| (n, p.to_vec())).collect()
@@ -132,6 +140,24 @@ mod iterator {
                 assert_eq!(jumped, walked.get(k).copied(), "{entries} entries / {per_page}, k = {k}");
             }
         }
+    }
+
+    #[test]
+    fn jumping_back_after_reading_the_front() {
+        let v: Vec<u32> = (0..10).collect();
+        let mut it = pages(&v, 4);
+        assert_eq!(it.next(), Some(&[0, 1, 2, 3][..]));
+        assert_eq!(it.nth_back(1), Some(&[4, 5, 6, 7][..]));
+        assert_eq!(it.next(), None);
+    }
+
+    #[test]
+    fn jumping_back_on_a_slice_of_two_million_entries() {
+        // Zero-sized entries: two million of them take no memory.
+        let v = [(); 2_097_153];
+        let mut it = pages(&v, 4);
+        assert_eq!(it.nth_back(1).map(<[()]>::len), Some(4));
+        assert_eq!(it.len(), 524_287);
     }
 
     #[test]

@@ -142,3 +142,16 @@ test('loading refuses unknown ids and histories with unknown event types', () =>
   assert.throws(() => Cart.fromHistory('c-7', bad), /unknown event type "ItemTeleported"/);
   assert.throws(() => Account.open(''), /needs an id/);
 });
+
+test('a cart constructed directly never claims a version its state does not reflect', () => {
+  // A JavaScript caller may pass a history to the public constructor: the cart must then either hold
+  // the state of that history at its version, or ignore it (an empty cart at version 0).
+  const cart = Reflect.construct(Cart, ['c-8', cartHistory]) as Cart;
+  if (cart.version === 0) {
+    assert.equal(cart.itemCount, 0);
+  } else {
+    assert.equal(cart.version, 5);
+    assert.equal(cart.itemCount, 3);
+    assert.equal(cart.subtotalCents, 3750);
+  }
+});

@@ -73,6 +73,19 @@ class ReconcilerTest {
         assertEquals(List.of(), open(r));
     }
 
+    @Test
+    void settlesPaymentBuiltFromTheBanksOwnAmount() {
+        Invoice hosting = invoice("INV-311", "Tailspin", "2026-04-15",
+                InvoiceLine.of("hosting, month", "1", "120.3"));
+        // A statement importer builds the record itself from the bank API's BigDecimal.
+        Payment payment = new Payment("BNK-90001", "Tailspin", new BigDecimal("120.30"));
+
+        Reconciliation r = new Reconciler().reconcile(List.of(hosting), List.of(payment));
+
+        assertEquals(List.of("INV-311<-BNK-90001"), settled(r));
+        assertEquals(List.of(), unmatched(r));
+    }
+
     // -- pass before and after --------------------------------------------------------------------
 
     @Test
