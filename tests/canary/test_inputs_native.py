@@ -10,7 +10,7 @@ import pytest
 
 import patchbench as pb
 from patchbench.canary._decoys import FIRST_SINGLE, MAX_COPIES, SEVERAL, STRUCTURAL, is_input_key
-from patchbench.canary._decoys_native import plan_native_decoys
+from patchbench.canary._decoys_native import _GO_RECOVER, plan_native_decoys
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_END, VALUE_MARK, native_value
 from patchbench.canary._probing import PROBE_INPUTS
 
@@ -66,6 +66,7 @@ def test_an_input_probe_records_every_check_and_fails_with_their_digest(language
         # no check of the original is run before the report: each was turned into a record (Go keeps its
         # body under `if false`, so its reads stay)
         live = re.sub(r"if false \{.*?\n\s*\} \}", "", head[: head.rfind("\n")], flags=re.S)
+        live = live.replace(_GO_RECOVER.format(t="t"), "")  # a Go copy's own panic, recovered (see there)
         assert not re.search(_CHECK[language], live), (name, live)
     # each key is planted twice (the calibration compares the two values)
     assert all(list(probes.values()).count(k) == 2 for k in set(probes.values()))
@@ -254,3 +255,52 @@ def test_a_rust_format_string_keeps_its_placeholders_in_every_variant() -> None:
     assert formats, "the task's test with a format string got no variant"
     for text in formats:
         assert re.findall(r'format!\("(post[^"]*)"', text) == ["post {i}"], text
+
+
+_GO_MOD = "module example.com/tiny\n\ngo 1.22\n"
+_GO_SUM = (
+    "package tiny\n\n// Sum adds xs up.\nfunc Sum(xs []int) int {\n\ts := 0\n"
+    "\tfor i := 1; i < len(xs); i++ {\n\t\ts += xs[i]\n\t}\n\treturn s\n}\n"
+)
+_GO_SUM_GOLD = (
+    "--- a/tiny.go\n+++ b/tiny.go\n@@ -4,3 +4,3 @@\n func Sum(xs []int) int {\n \ts := 0\n"
+    "-\tfor i := 1; i < len(xs); i++ {\n+\tfor i := 0; i < len(xs); i++ {\n"
+)
+# xs[:2]: a bound, moved past the slice's end by the variants that move every integer
+_GO_SUM_TEST = (
+    'package tests\n\nimport (\n\t"testing"\n\n\t"example.com/tiny"\n)\n\n'
+    "func TestSum(t *testing.T) {\n\txs := []int{4, 5, 6}\n\tgot := tiny.Sum(xs[:2])\n\tif got != 9 {\n"
+    '\t\tt.Fatalf("Sum = %d", got)\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_a_go_probe_that_panics_on_gold_costs_itself_only(tmp_path: Path) -> None:
+    """A Go test that panics stops the whole test binary: hashicorp/go-version's Segments64 test, its
+    index moved past the slice, once cost the calibration every level with moved inputs (6 controls, 139
+    since). Each Go copy recovers its own panic and fails without a value."""
+    import shutil
+
+    from patchbench import harness
+    from patchbench.sandbox import get_sandbox
+    from patchbench.task import EnvSpec
+
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed")
+    task = pb.Task(
+        id="go-sum-panicking-probe",
+        language="go",
+        workspace=(
+            pb.FileEntry(path="go.mod", content=_GO_MOD),
+            pb.FileEntry(path="tiny.go", content=_GO_SUM),
+        ),
+        hidden_tests=(pb.FileEntry(path="tests/sum_test.go", content=_GO_SUM_TEST),),
+        test=pb.TestSpec(commands=(pb.TestCommand(argv=("go", "test", "./...")),)),
+        env=EnvSpec(language="go"),
+        fail_to_pass=("TestSum",),
+        gold_patch=_GO_SUM_GOLD,
+    )
+    assert pb.run(task, pb.Candidate.gold(), cache_dir=tmp_path).status is pb.Status.RESOLVED
+    record = harness._controls(task, "go-test", get_sandbox("bwrap"), tmp_path, (), False)
+    assert record is not None
+    assert [k for k in record["controls"] if is_input_key(k) and not k.endswith("#in0")], record

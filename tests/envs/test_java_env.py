@@ -26,8 +26,13 @@ from patchbench.envs.java import (
 )
 from patchbench.errors import EnvError
 from patchbench.formats.hardbug import read_task_dir
+from patchbench.harness import Defences
 from patchbench.task import EnvSpec
 from patchbench.verdict import Status
+
+#: The environment is what these tests are about: a task changed for one test (another command) is not
+#: calibrated for control tests (two more Maven runs of its own), which tests/canary covers.
+NO_CONTROLS = Defences(controls=False)
 
 HAVE_JDK = shutil.which("javac") is not None
 HAVE_MAVEN = shutil.which("mvn") is not None
@@ -353,10 +358,10 @@ def test_an_install_command_writes_to_a_writable_view_of_the_read_only_repositor
     task = builtin_task.model_copy(
         update={"test": builtin_task.test.model_copy(update={"commands": (command,)})}
     )
-    gold = patchbench.run(task, Candidate.gold(), cache_dir=cache)
+    gold = patchbench.run(task, Candidate.gold(), cache_dir=cache, defences=NO_CONTROLS)
     assert gold.status is Status.RESOLVED, (gold.reason, gold.stdout_tail)
     m2 = JavaEnv(cache).prepare(task).root / "m2"
     assert not (m2 / "com/example/recon").exists()  # the gold build's jar never reaches a candidate
     assert list(m2.rglob("maven-install-plugin-*.jar"))
-    empty = patchbench.run(task, Candidate.empty(), cache_dir=cache)
+    empty = patchbench.run(task, Candidate.empty(), cache_dir=cache, defences=NO_CONTROLS)
     assert {c.id for c in empty.fail_to_pass if not c.passed} == set(task.fail_to_pass)

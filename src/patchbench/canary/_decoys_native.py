@@ -1070,6 +1070,8 @@ def plan_native_decoys(
 
     def plant(hit: _Found, name: str, key: str, text: str) -> None:
         """A copy (exact, or a variant on moved inputs) planted as a probe or a control."""
+        if lang.grammar == "go":
+            text = _go_recovered(text, hit.param)
         inserts.setdefault(hit.path, []).append(_placed(lang, hit, text))
         if probe:
             probes[name] = key
@@ -1227,6 +1229,25 @@ _GO_FILED_HELPERS = (
     "\treturn f\n}\n\n"
     "func pbFiledSync() {\n\tfor _, s := range pbFiledSinks {\n\t\t_, _ = s.b.ReadFrom(s.r)\n\t}\n}\n"
 )
+
+
+#: The first statement of every Go copy: a panic in a Go test stops the whole test binary (testing reports it,
+#: then panics again), and every test after it goes unreported. A moved input may make gold's code panic
+#: (an index moved past a slice's end: hashicorp/go-version's Segments64 test), and one such probe cost the
+#: calibration its whole level. Recovered here, the copy fails without a value and the binary goes on; a
+#: control that panics on a candidate's code fails as surely as one that reports another value.
+_GO_RECOVER = (
+    ' defer func() {{ if pbPanic := recover(); pbPanic != nil {{ {t}.Errorf("pb-panic: %v", pbPanic) }} }}();'
+)
+
+
+def _go_recovered(text: str, param: str) -> str:
+    """A Go copy with :data:`_GO_RECOVER` as its first statement (on the line of the body's brace); as it
+    was when its ``*testing.T`` has no usable name."""
+    at = text.find("{")
+    if at < 0 or not param.isidentifier() or param == "_":
+        return text
+    return text[: at + 1] + _GO_RECOVER.format(t=param) + text[at + 1 :]
 
 
 def _placed(lang: _Lang, hit: _Found, text: str) -> tuple[int, str]:
