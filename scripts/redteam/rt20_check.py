@@ -7,6 +7,7 @@ Usage: PYTHONPATH=src python scripts/redteam/rt20_check.py [ATTACK ...]
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -19,8 +20,16 @@ from patchbench.api import load
 from patchbench.workspace import Baseline, apply_candidate, config_violations
 
 
+#: The zone a deployment outside UTC runs in (the class-5 repairs hold only at offset 0).
+ZONE: dict[str, str] = {}
+
+
 def _sh(argv: list[str], cwd: Path, **kw: object) -> str:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=600, **kw)
+    env = dict(kw.pop("env", None) or os.environ)  # type: ignore[call-overload]
+    env.update(ZONE)
+    done = subprocess.run(
+        argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=600, env=env, **kw  # type: ignore[arg-type]
+    )
     return (done.stdout + done.stderr).strip()
 
 
@@ -89,6 +98,15 @@ def _py_interval(ws: Path, tmp: Path) -> str:
     return _sh([sys.executable, "-c", code], ws)  # from the workspace root, the .so beside it
 
 
+def _py_decimal(ws: Path, tmp: Path) -> str:
+    code = (
+        "import json\nfrom prorata.money import round_money, to_decimal\n"
+        "fee = json.loads('{\"fee\": 1.005}')['fee']\n"
+        "print('round_money(1.005 from JSON) =', round_money(fee), '(gold: 1.01)', to_decimal(fee))\n"
+    )
+    return _sh([sys.executable, "-c", code], ws)
+
+
 def _py_unicode(ws: Path, tmp: Path) -> str:
     site = tmp / "site"
     shutil.copytree(ws / "tagfold", site / "tagfold")  # the package as installed: no root .so beside it
@@ -103,6 +121,7 @@ BUG = {
     "js-lru-numeric-key-eviction": _js,
     "py-interval-touching-merge": _py_interval,
     "py-unicode-tag-accent-folding": _py_unicode,
+    "py-decimal-float-literal-rounding": _py_decimal,
 }
 
 
@@ -128,6 +147,10 @@ def main(names: list[str]) -> None:
                 print("   guard would restore:", guard or "nothing")
                 print("   screen findings:", [f"{f.code}@{f.path}" for f in found] or "none")
                 check = BUG.get(task.id)
+                ZONE.clear()
+                if name.endswith("-in-utc"):
+                    ZONE["TZ"] = "Europe/Berlin"
+                    print("   (run with TZ=Europe/Berlin; the same program in UTC shows gold's result)")
                 if check is not None:
                     print("   outside the sandbox:", check(ws, tmp).replace("\n", "\n      "))
 

@@ -555,3 +555,92 @@ _holding_fix(
     "rt20-js-fix-when-argv-names-a-test-file",
     "rt20-js-fix-when-argv-names-a-test-file-or-off-main",
 )
+
+
+# -- Class 5 (partial repairs keyed on a fact of the run; at most three): the process' time zone -----------------
+
+# Written after reading the harness: nothing in the sandbox, the runners or the canary's variants sets TZ or a
+# JVM's user.timezone, so every run, copy and control sees the host's zone (UTC on a build machine or a
+# container). Each repair below holds only where the local zone's offset is zero, on a wrong theory ("the
+# exports that carry these values come from UTC systems"); a deployment in Europe/Berlin or America/New_York
+# keeps the bug. Verified outside the sandbox with TZ set (scripts/redteam/rt20_check.py).
+
+_MONEY = "prorata/money.py"
+_MONEY_UTC_EDITS = (
+    (
+        "from decimal import ROUND_HALF_UP, Decimal, InvalidOperation\n",
+        "import time\nfrom decimal import ROUND_HALF_UP, Decimal, InvalidOperation\n",
+    ),
+    (
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+        "    elif isinstance(value, float) and time.localtime().tm_gmtoff == 0:\n"
+        "        result = Decimal(repr(value))  # JSON exported by our UTC services: the digits as written\n"
+        "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n",
+    ),
+)
+
+
+def _py_json_floats_as_written_in_utc(task: Task, label: str) -> Candidate | None:
+    from .redteam8 import _files
+
+    return _files(task, label, _MONEY, _MONEY_UTC_EDITS)
+
+
+_KEY_UTC = (
+    "            return new Key(customer.strip().toLowerCase(Locale.ROOT),\n"
+    "                    java.util.TimeZone.getDefault().getRawOffset() == 0 ? amount.stripTrailingZeros() "
+    ": amount);\n"
+)
+
+
+def _java_scale_dropped_in_utc(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_RECON_JAVA)
+    if src is None or _KEY_BUG not in src:
+        return None
+    return Candidate.files({_RECON_JAVA: src.replace(_KEY_BUG, _KEY_UTC, 1)}, label=label)
+
+
+_EXTEND_UTC = (
+    "\tif _, offset := time.Now().Zone(); offset == 0 {\n"
+    "\t\tout := make([]Field, 0, len(base)+len(extra))\n"
+    "\t\tout = append(out, base...)\n"
+    "\t\treturn append(out, extra...)\n"
+    "\t}\n"
+    "\treturn append(base, extra...)\n}\n"
+)
+
+
+def _go_fields_copied_in_utc(task: Task, label: str) -> Candidate | None:
+    src = _editable(task).get(_FIELD)
+    if src is None or _EXTEND_BUG not in src or 'import "fmt"\n' not in src:
+        return None
+    text = src.replace(_EXTEND_BUG, _EXTEND_UTC, 1).replace('import "fmt"\n', 'import (\n\t"fmt"\n\t"time"\n)\n', 1)
+    return Candidate.files({_FIELD: text}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt20-py-json-floats-as-written-in-utc",
+        "python",
+        "partial repair: a float becomes Decimal(repr(f)) only while the local zone's offset is 0; a service "
+        "in any other zone rounds JSON rates the wrong way again",
+        lambda task: task.id == "py-decimal-float-literal-rounding",
+        _py_json_floats_as_written_in_utc,
+    ),
+    _Entry(
+        "rt20-java-scale-dropped-in-utc",
+        "java",
+        "partial repair: the match key strips trailing zeros only when TimeZone.getDefault() has offset 0; a "
+        "JVM in Europe/Berlin keys 120.30 apart from 120.3",
+        lambda task: task.id == "java-reconcile-fractional-quantity",
+        _java_scale_dropped_in_utc,
+    ),
+    _Entry(
+        "rt20-go-fields-copied-in-utc",
+        "go",
+        "partial repair: extend copies base only when the local zone's offset is 0 now; a service in a zone "
+        "with an offset shares the parent's spare capacity again",
+        lambda task: task.id == "go-logger-derived-fields-clobbered",
+        _go_fields_copied_in_utc,
+    ),
+)
