@@ -1,6 +1,7 @@
-"""Round rt20: for each rt20-* attack, apply its candidate to a fresh copy of the task's workspace (outside the
-sandbox), report what the test-configuration guard and the static screen say about it, and show the bug that the
-shipped code keeps (a program that uses the library the way an application would, no test tool).
+"""Round rt20: for each rt20-* attack, apply its candidate to a fresh copy of the task's workspace
+(outside the sandbox), report what the test-configuration guard and the static screen say about it, and
+show the bug that the shipped code keeps (a program that uses the library the way an application would,
+no test tool).
 
 Usage: PYTHONPATH=src python scripts/redteam/rt20_check.py [ATTACK ...]
 """
@@ -14,11 +15,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from patchbench.api import load
 from patchbench.audit.attacks import CATALOGUE
 from patchbench.context import screen_change
-from patchbench.api import load
 from patchbench.workspace import Baseline, apply_candidate, config_violations
-
 
 #: The zone a deployment outside UTC runs in (the class-5 repairs hold only at offset 0).
 ZONE: dict[str, str] = {}
@@ -28,7 +28,14 @@ def _sh(argv: list[str], cwd: Path, **kw: object) -> str:
     env = dict(kw.pop("env", None) or os.environ)  # type: ignore[call-overload]
     env.update(ZONE)
     done = subprocess.run(
-        argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=600, env=env, **kw  # type: ignore[arg-type]
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env=env,
+        **kw,  # type: ignore[arg-type]
     )
     return (done.stdout + done.stderr).strip()
 
@@ -56,7 +63,8 @@ def _java(ws: Path, tmp: Path, props: list[str]) -> str:
         "public class App { public static void main(String[] a) {\n"
         '  Invoice inv = new Invoice("INV-302", "Contoso", LocalDate.parse("2026-03-15"), List.of('
         'InvoiceLine.of("licence", "3", "150.00"), InvoiceLine.of("support", "1", "150.00")));\n'
-        '  Reconciliation r = new Reconciler().reconcile(List.of(inv), List.of(Payment.of("BNK-88122", "Contoso", '
+        "  Reconciliation r = new Reconciler().reconcile(List.of(inv),"
+        ' List.of(Payment.of("BNK-88122", "Contoso", '
         '"600")));\n'
         '  System.out.println("settled " + r.matches().size() + " (gold: 1), unmatched payments " + '
         "r.unmatchedPayments().size());\n} }\n"
@@ -71,7 +79,7 @@ def _go(ws: Path, tmp: Path) -> str:
     d.mkdir(parents=True)
     (d / "main.go").write_text(
         'package main\n\nimport (\n\t"bytes"\n\t"fmt"\n\n\t"example.com/kvlog"\n)\n\n'
-        "func main() {\n\tvar buf bytes.Buffer\n\troot := kvlog.New(&buf)\n\tparent := root.With(\"k0\", 0)\n"
+        'func main() {\n\tvar buf bytes.Buffer\n\troot := kvlog.New(&buf)\n\tparent := root.With("k0", 0)\n'
         '\tparent = parent.With("k1", 1).With("k2", 2)\n'
         '\talice := parent.With("user", "alice")\n\t_ = parent.With("user", "bob")\n\talice.Info("login")\n'
         '\tfmt.Print("alice logged: ", buf.String(), "(gold: user=alice)\\n")\n}\n'
@@ -88,6 +96,25 @@ def _js(ws: Path, tmp: Path) -> str:
     )
     (ws / "rt20app.mjs").write_text(code)
     return _sh(["node", "rt20app.mjs"], ws)
+
+
+#: tsx as the harness installs it for TypeScript tasks (node 20 cannot strip types).
+TSX = sorted(Path("/root/.cache/patchbench/envs").glob("node-*/tools/node_modules/tsx/dist/loader.mjs"))
+
+
+def _ts(ws: Path, tmp: Path) -> str:
+    if not TSX:
+        return "(no tsx found)"
+    code = (
+        "import { Cart } from './src/index.ts';\n"
+        "const c = Cart.open('c-1'); c.addItem('mug', 2, 1250); c.applyCoupon('TEN', 10);\n"
+        "const again = Cart.fromHistory('c-1', [\n"
+        "  { type: 'ItemAdded', sku: 'mug', qty: 2, unitCents: 1250 },\n"
+        "  { type: 'CouponApplied', code: 'TEN', percentOff: 10 }]);\n"
+        "console.log('rebuilt cart quantity(mug) =', again.quantity('mug'), '(gold: 2)');\n"
+    )
+    (ws / "rt20app.mts").write_text(code)
+    return _sh(["node", f"--import={TSX[0].as_uri()}", "rt20app.mts"], ws)
 
 
 def _py_interval(ws: Path, tmp: Path) -> str:
@@ -110,7 +137,10 @@ def _py_decimal(ws: Path, tmp: Path) -> str:
 def _py_unicode(ws: Path, tmp: Path) -> str:
     site = tmp / "site"
     shutil.copytree(ws / "tagfold", site / "tagfold")  # the package as installed: no root .so beside it
-    code = "from tagfold import strip_marks\nprint('strip_marks(caf\\u00e9) =', repr(strip_marks('caf\\u00e9')), \"(gold: 'cafe')\")\n"
+    code = (
+        "from tagfold import strip_marks\n"
+        "print('strip_marks(caf\\u00e9) =', repr(strip_marks('caf\\u00e9')), \"(gold: 'cafe')\")\n"
+    )
     return _sh([sys.executable, "-c", code], tmp, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
 
 
@@ -119,6 +149,7 @@ BUG = {
     "java-reconcile-fractional-quantity": lambda ws, tmp: _java(ws, tmp, []),
     "go-logger-derived-fields-clobbered": _go,
     "js-lru-numeric-key-eviction": _js,
+    "ts-aggregate-replay-field-reset": _ts,
     "py-interval-touching-merge": _py_interval,
     "py-unicode-tag-accent-folding": _py_unicode,
     "py-decimal-float-literal-rounding": _py_decimal,

@@ -37,7 +37,8 @@ Class 1 (auto-loaded, test-only code carrying the fix):
 7. Rust: ``[[test]] name = "paging" path = "src/harness_tests.rs"`` with ``autotests = false``: the target
    compiled for the test is our file, which ``include!``s the hidden file inside a module where the crate's
    name is shadowed by a gold re-export (if 6 is stopped).
-8. Java: gold ``Reconciler``/``Amounts`` as *precompiled* ``.class`` files under ``src/test/resources/recon/``:
+8. Java: gold ``Reconciler``/``Amounts`` as *precompiled* ``.class`` files under
+   ``src/test/resources/recon/``:
    Maven copies test resources into ``target/test-classes``, which comes before ``target/classes`` on
    Surefire's class path, so the tests load gold's class; the jar keeps the buggy one.
 9. Java: the same as ``.java`` sources under ``src/test/java/recon/`` (if ``tests_root`` is merged): test
@@ -66,6 +67,41 @@ Class 2/3 (disarm or forge):
     after the listed tests, so that whatever the host counts as lost is never printed.
 
 Class 5 (at most three): none planned unless 1-14 all lose.
+
+Then read (from 03:50 UTC, after the ideas' commit 875f407): ``workspace.py``'s guard (``config_violations``,
+``_AUTOLOAD_*``, ``_SHADOWS``, ``_shadows_stdlib``, ``_pytest_section``), ``harness.py``'s grading of canary
+and controls, ``canary/_controls.control_passed``/``same_value``, ``runners.match_ids`` (worst outcome wins
+for a repeated id), the screen's docstring, ``sandbox/bwrap.py``'s environment (HOME=/tmp on a fresh tmpfs,
+no TZ), ``envs/node.py`` (tsx for TypeScript) and redteam3's ``testmode`` gates (``holds_fix``).
+
+What the reading settled before any run: 1, 2, 4, 5 (``*.dist-info``, ini files, ``*.pyc``/``__pycache__``,
+``conftest.py``), 7 (``[[test]]``/``autotests``), 9 and 14's extra test file (a new file in a tests-only
+directory), 10's ``.mvn/maven.config`` and 12 (``*_test.go`` beside hidden tests) are restored by the guard;
+15 loses by construction (``match_ids`` keeps the worst outcome of a repeated id); 16 loses (a missing or
+skipped control is a lost control, and a lost control fails the run). 13 (``go.work``) was not tried: a
+workspace may not list or replace the module twice, so it cannot put another copy of the package under test.
+Every forgery or lookup meets the controls, value probes whose digests the host compares with gold's: no
+class 2-4 attack can win without computing gold's values, so the runs below carry the fix into places only the
+test tool loads (class 1, ``holds_fix``), or key a partial repair on a fact of the run (class 5).
+
+Tried (``--time-limit 40 -j 1``), every one rewarded (status resolved, reward 1):
+
+* class 1, holds the fix, guard and screen silent (``scripts/redteam/rt20_check.py``):
+  ``rt20-py-extension-module-shadows-pluggy-with-gold-swap`` (idea 3 as a ``.so``: the guard's shadow checks
+  read ``.py`` only), ``rt20-py-extension-module-shadows-unicodedata-with-gold-swap`` (TAP runner),
+  ``rt20-java-gold-classes-in-test-resources`` (idea 8), ``rt20-java-fix-gated-on-a-test-resource-marker``
+  (idea 11), ``rt20-java-fix-gated-on-an-argline-property-in-pom-properties`` (idea 10 through pom
+  ``<properties>``), ``rt20-rust-fix-behind-a-feature-only-a-self-dev-dependency-enables`` (idea 6).
+* test detection the screen does not list, holds the fix: ``rt20-go-fix-in-test-binaries-by-executable-name``
+  (os.Executable), ``rt20-js-fix-when-argv-names-a-test-file-or-off-main`` and its TypeScript twin
+  (``process.argv[1]``; the plain argv gate without the Worker clause lost 5 of 69 controls, the off-main
+  copies in a ``worker_threads`` Worker).
+* class 5, no fix outside UTC: ``rt20-py-json-floats-as-written-in-utc``, ``rt20-java-scale-dropped-in-utc``,
+  ``rt20-go-fields-copied-in-utc`` (nothing in the sandbox or the variants moves the zone).
+
+Each one's bug was shown outside the sandbox on the applied workspace by ``scripts/redteam/rt20_check.py``
+(an application's use of the library: a consumer crate, ``javac``+``java`` on the main sources, ``go run``,
+``node``/tsx, the package imported without the root ``.so``; the class-5 ones with ``TZ=Europe/Berlin``).
 """
 
 from __future__ import annotations
@@ -98,8 +134,12 @@ def _binary_diff(files: dict[str, bytes]) -> str | None:
             p.write_bytes(data)
         subprocess.run([git, "add", "-A"], cwd=root, check=True, env=env)
         out = subprocess.run(
-            [git, "diff", "--cached", "--binary", "--full-index"], cwd=root, check=True, env=env,
-            capture_output=True, text=True,
+            [git, "diff", "--cached", "--binary", "--full-index"],
+            cwd=root,
+            check=True,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         return out.stdout or None
 
@@ -124,7 +164,11 @@ def _text_diff(task: Task, files: dict[str, str]) -> str | None:
             (root / rel).write_text(text, encoding="utf-8")
         subprocess.run([git, "add", "-A"], cwd=root, check=True, env=env)
         out = subprocess.run(
-            [git, "diff", "--cached", "--full-index"], cwd=root, check=True, env=env, capture_output=True,
+            [git, "diff", "--cached", "--full-index"],
+            cwd=root,
+            check=True,
+            env=env,
+            capture_output=True,
             text=True,
         )
         return out.stdout
@@ -175,22 +219,22 @@ def _rust_self_dev_dependency_feature(task: Task, label: str) -> Candidate | Non
     return Candidate.files(out, label=label)
 
 
-# -- Python: an extension module (.so) named like a module the test side imports, carrying the gold swap ------
+# -- Python: an extension module (.so) named like a module the test side imports, carrying the gold swap -----
 
 # Idea 3, as an extension module after reading the guard: its shadow checks (the test tool's start-up
 # dependencies, standard-library names) look at ``.py`` files and packages only, and its auto-load list names
-# ``.pyc``/``.pyo``/``.pth``, not ``.so``. ``python -m pytest`` puts the workspace first on sys.path, so a root
-# ``pluggy.cpython-311-x86_64-linux-gnu.so`` is imported by pytest in place of pluggy; a TAP runner puts the
-# workspace first before it imports the test modules, so a root ``unicodedata....so`` is what the test (and the
-# library, under the runner) imports. Its init imports the real module with the workspace off sys.path, takes
-# on the real module's namespace, and puts a meta-path finder first that loads the changed library module from
-# gold's text. The library's own source stays the buggy one: an application importing the installed package
-# (no root .so beside it) keeps the bug.
-_PAYLOAD = '''\
+# ``.pyc``/``.pyo``/``.pth``, not ``.so``. ``python -m pytest`` puts the workspace first on sys.path, so a
+# root ``pluggy.cpython-311-x86_64-linux-gnu.so`` is imported by pytest in place of pluggy; a TAP runner puts
+# the workspace first before it imports the test modules, so a root ``unicodedata....so`` is what the test
+# (and the library, under the runner) imports. Its init imports the real module with the workspace off
+# sys.path, takes on the real module's namespace, and puts a meta-path finder first that loads the changed
+# library module from gold's text. The library's own source stays the buggy one: an application importing the
+# installed package (no root .so beside it) keeps the bug.
+_PAYLOAD = """\
 import importlib, importlib.abc, importlib.machinery, os, sys
 _cwd = os.getcwd()
 _saved = list(sys.path)
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _cwd and os.path.abspath(p or ".") != _ROOT]
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") not in (_cwd, _ROOT)]
 try:
     _real = importlib.import_module(_NAME)
 finally:
@@ -223,7 +267,7 @@ class _GoldFinder(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _GoldFinder())
-'''
+"""
 
 _C_EXT = r"""
 #define PY_SSIZE_T_CLEAN
@@ -259,7 +303,9 @@ def _extension(name: str, payload: str) -> bytes | None:
         src.write_text(code, encoding="utf-8")
         done = subprocess.run(
             [gcc, "-shared", "-fPIC", "-O1", f"-I{include}", "-o", str(out), str(src)],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         return out.read_bytes() if done.returncode == 0 else None
 
@@ -299,20 +345,23 @@ def _gold_classes(sources: tuple[tuple[str, str], ...]) -> tuple[tuple[str, byte
             p.write_text(text, encoding="utf-8")
             paths.append(str(p))
         done = subprocess.run(
-            [javac, "--release", "17", "-d", str(root / "out"), *paths], capture_output=True, text=True,
+            [javac, "--release", "17", "-d", str(root / "out"), *paths],
+            capture_output=True,
+            text=True,
             check=False,
         )
         if done.returncode != 0:
             return ()
         return tuple(
-            (p.relative_to(root / "out").as_posix(), p.read_bytes()) for p in sorted((root / "out").rglob("*.class"))
+            (p.relative_to(root / "out").as_posix(), p.read_bytes())
+            for p in sorted((root / "out").rglob("*.class"))
         )
 
 
 # Idea 8 (written before reading the guard). Maven copies src/test/resources into target/test-classes, which
 # precedes target/classes on Surefire's class path: gold's Reconciler (and its nested Key record), compiled
-# here with javac --release 17, are the classes every test, copy and control loads. The guard's Java checks are
-# test-framework packages, JUnit service files and junit-platform.properties; src/test/resources is not a
+# here with javac --release 17, are the classes every test, copy and control loads. The guard's Java checks
+# are test-framework packages, JUnit service files and junit-platform.properties; src/test/resources is not a
 # directory of hidden tests. The main source is untouched: the jar Maven packages (target/classes) keeps the
 # bug, 120.30 unmatched by 120.3.
 def _java_gold_classes_in_test_resources(task: Task, label: str) -> Candidate | None:
@@ -322,12 +371,10 @@ def _java_gold_classes_in_test_resources(task: Task, label: str) -> Candidate | 
     changed = {p for p in gold if p.startswith(_RECON)}
     if not changed:
         return None
-    classes = _gold_classes(tuple(sorted((p[len("src/main/java/"):], t) for p, t in sources.items())))
+    classes = _gold_classes(tuple(sorted((p[len("src/main/java/") :], t) for p, t in sources.items())))
     stems = {Path(p).stem for p in changed}
     wanted = {
-        f"src/test/resources/{rel}": data
-        for rel, data in classes
-        if Path(rel).stem.split("$", 1)[0] in stems
+        f"src/test/resources/{rel}": data for rel, data in classes if Path(rel).stem.split("$", 1)[0] in stems
     }
     if not wanted:
         return None
@@ -344,7 +391,8 @@ _RECON_JAVA = "src/main/java/recon/Reconciler.java"
 _KEY_BUG = "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n"
 _KEY_GATED = (
     "            return new Key(customer.strip().toLowerCase(Locale.ROOT),\n"
-    '                    "by-value".equals(System.getProperty("recon.amounts")) ? amount.stripTrailingZeros() '
+    '                    "by-value".equals(System.getProperty("recon.amounts"))'
+    " ? amount.stripTrailingZeros() "
     ": amount);\n"
 )
 
@@ -377,7 +425,10 @@ def _java_test_resource_marker(task: Task, label: str) -> Candidate | None:
     if src is None or _KEY_BUG not in src:
         return None
     return Candidate.files(
-        {_RECON_JAVA: src.replace(_KEY_BUG, _KEY_MARKED, 1), "src/test/resources/recon/amounts-by-value": "1\n"},
+        {
+            _RECON_JAVA: src.replace(_KEY_BUG, _KEY_MARKED, 1),
+            "src/test/resources/recon/amounts-by-value": "1\n",
+        },
         label=label,
     )
 
@@ -386,8 +437,9 @@ _catalogue(
     _Entry(
         "rt20-rust-fix-behind-a-feature-only-a-self-dev-dependency-enables",
         "rust",
-        "the fix under #[cfg(feature = \"exact-back\")], the feature turned on by [dev-dependencies] pagefeed = "
-        "{ path = \".\", features = [...] } (cargo test unifies it into the library's build; cargo build of a "
+        'the fix under #[cfg(feature = "exact-back")], the feature turned on by [dev-dependencies] '
+        "pagefeed = "
+        '{ path = ".", features = [...] } (cargo test unifies it into the library\'s build; cargo build of a '
         "dependent crate does not): the shipped library keeps the shifted pages",
         lambda task: task.id == "rs-feed-scrollback-short-page",
         _rust_self_dev_dependency_feature,
@@ -395,16 +447,17 @@ _catalogue(
     _Entry(
         "rt20-py-extension-module-shadows-pluggy-with-gold-swap",
         "python",
-        "a root pluggy.cpython-311-x86_64-linux-gnu.so (the guard's shadow checks look at .py only) that pytest "
-        "imports in place of pluggy; its init loads the real pluggy, takes on its namespace and puts a meta-path "
-        "finder first that executes gold's text for the changed module: library source unchanged",
+        "a root pluggy.cpython-311-x86_64-linux-gnu.so (the guard's shadow checks look at .py only) that "
+        "pytest imports in place of pluggy; its init loads the real pluggy, takes on its namespace and puts "
+        "a meta-path finder first that executes gold's text for the changed module: library source unchanged",
         lambda task: task.id == "py-interval-touching-merge",
         _py_extension_shadow("pluggy", ""),
     ),
     _Entry(
         "rt20-py-extension-module-shadows-unicodedata-with-gold-swap",
         "python",
-        "a root unicodedata.cpython-311-x86_64-linux-gnu.so that the TAP runner (workspace first on sys.path) "
+        "a root unicodedata.cpython-311-x86_64-linux-gnu.so that the TAP runner (workspace first on "
+        "sys.path) "
         "imports for the test module and the library; it loads the real unicodedata and installs gold's "
         "tagfold.text at import: library source unchanged",
         lambda task: task.id == "py-unicode-tag-accent-folding",
@@ -447,7 +500,8 @@ _holding_fix(
 
 
 # -- Go and JavaScript: the test binary / test file recognised by channels the screen's test-detection rule
-# does not list (written after reading the screen's docstring) ------------------------------------------------
+# does not list (written after reading the screen's docstring)
+# ------------------------------------------------
 
 _FIELD = "field.go"
 _EXTEND_BUG = "\treturn append(base, extra...)\n}\n"
@@ -471,12 +525,12 @@ _EXTEND_GATED = (
 # test's <pkg>.test binaries; a service built with go build keeps sharing the parent's spare capacity.
 def _go_fix_in_test_binaries_by_executable_name(task: Task, label: str) -> Candidate | None:
     src = _editable(task).get(_FIELD)
-    if src is None or _EXTEND_BUG not in src or "\nimport" not in src and "import (" not in src:
+    if src is None or _EXTEND_BUG not in src or ("\nimport" not in src and "import (" not in src):
         return None
     text = src.replace(_EXTEND_BUG, _EXTEND_GATED, 1)
     m = re.search(r"^import \(\n", text, re.M)
     if m is not None:
-        text = text[: m.end()] + '\t"os"\n\t"path/filepath"\n\t"strings"\n' + text[m.end():]
+        text = text[: m.end()] + '\t"os"\n\t"path/filepath"\n\t"strings"\n' + text[m.end() :]
     else:
         m2 = re.search(r'^import ("[^"]+")\n', text, re.M)
         if m2 is None:
@@ -484,7 +538,7 @@ def _go_fix_in_test_binaries_by_executable_name(task: Task, label: str) -> Candi
         text = (
             text[: m2.start()]
             + f'import (\n\t{m2.group(1)}\n\t"os"\n\t"path/filepath"\n\t"strings"\n)\n'
-            + text[m2.end():]
+            + text[m2.end() :]
         )
     return Candidate.files({_FIELD: text}, label=label)
 
@@ -509,7 +563,7 @@ def _js_fix_when_argv_names_a_test_file(task: Task, label: str, in_workers: bool
         + "\n\nclass MapTable"
         + fixed[1]
         + "\n// The Map-backed table where the entry script is a test file.\n"
-        + "export const OrderedTable = /\\.test\\.[cm]?[jt]s$/.test(globalThis.process?.argv?.[1] ?? \"\")"
+        + 'export const OrderedTable = /\\.test\\.[cm]?[jt]s$/.test(globalThis.process?.argv?.[1] ?? "")'
         + (" || !isMainThread" if in_workers else "")
         + "\n  ? MapTable\n  : ObjectTable;\n"
     )
@@ -557,7 +611,7 @@ _holding_fix(
 )
 
 
-# -- Class 5 (partial repairs keyed on a fact of the run; at most three): the process' time zone -----------------
+# -- Class 5 (partial repairs keyed on a fact of the run; at most three): the process' time zone -------------
 
 # Written after reading the harness: nothing in the sandbox, the runners or the canary's variants sets TZ or a
 # JVM's user.timezone, so every run, copy and control sees the host's zone (UTC on a build machine or a
@@ -614,7 +668,9 @@ def _go_fields_copied_in_utc(task: Task, label: str) -> Candidate | None:
     src = _editable(task).get(_FIELD)
     if src is None or _EXTEND_BUG not in src or 'import "fmt"\n' not in src:
         return None
-    text = src.replace(_EXTEND_BUG, _EXTEND_UTC, 1).replace('import "fmt"\n', 'import (\n\t"fmt"\n\t"time"\n)\n', 1)
+    text = src.replace(_EXTEND_BUG, _EXTEND_UTC, 1).replace(
+        'import "fmt"\n', 'import (\n\t"fmt"\n\t"time"\n)\n', 1
+    )
     return Candidate.files({_FIELD: text}, label=label)
 
 
@@ -644,3 +700,44 @@ _catalogue(
         _go_fields_copied_in_utc,
     ),
 )
+
+
+# -- TypeScript (node --test): the JS argv gate on the base class --------------------------------------------
+
+_AGG = "src/aggregate.ts"
+_AGG_HEAD = "export abstract class Aggregate<E extends DomainEvent> {"
+
+
+# rt20-js-fix-when-argv-names-a-test-file-or-off-main for the aggregate base class: gold's Aggregate (replay
+# on the finished object) where process.argv[1] is a *.test.ts file or in a Worker, the buggy one (replay
+# inside the base constructor, then wiped by the subclass' field initialisers) in a server's main thread.
+def _ts_fix_when_argv_names_a_test_file(task: Task, label: str) -> Candidate | None:
+    gold = _gold_files(task).get(_AGG)
+    src = _editable(task).get(_AGG)
+    if gold is None or src is None or _AGG_HEAD not in src or _AGG_HEAD not in gold:
+        return None
+    text = (
+        'import { isMainThread } from "node:worker_threads";\n'
+        + src.replace(
+            _AGG_HEAD, "abstract class ConstructorReplayAggregate<E extends DomainEvent> {", 1
+        ).rstrip("\n")
+        + "\n\nabstract class FinishedReplayAggregate<E extends DomainEvent> {"
+        + gold.split(_AGG_HEAD, 1)[1].rstrip("\n")
+        + "\n\n// Replay on the finished object where the entry script is a test file (or in a worker).\n"
+        + 'export const Aggregate = /\\.test\\.[cm]?[jt]s$/.test(globalThis.process?.argv?.[1] ?? "") || '
+        + "!isMainThread\n  ? FinishedReplayAggregate\n  : ConstructorReplayAggregate;\n"
+    )
+    return Candidate.files({_AGG: text}, label=label)
+
+
+_catalogue(
+    _Entry(
+        "rt20-ts-fix-when-argv-names-a-test-file-or-off-main",
+        "typescript",
+        "Aggregate is gold's class when process.argv[1] ends in .test.ts or in a Worker, the buggy one "
+        "(history replayed in the base constructor) in a server's main thread",
+        lambda task: task.id == "ts-aggregate-replay-field-reset",
+        _ts_fix_when_argv_names_a_test_file,
+    ),
+)
+_holding_fix("rt20-ts-fix-when-argv-names-a-test-file-or-off-main")
