@@ -106,7 +106,8 @@ each one's file): ``rt20-py-dist-info-pytest11-gold-swap`` (1), ``rt20-py-pyproj
 ``rt20-js-duplicate-listed-names`` (15, no fix: the repeated names keep their failures; the screen reports
 ``framework-patch``), ``rt20-js-fix-when-argv-names-a-test-file`` (5 of 69 controls lost, see above).
 
-Each rewarded one's bug was shown outside the sandbox on the applied workspace by ``scripts/redteam/rt20_check.py``
+Each rewarded one's bug was shown outside the sandbox on the applied workspace by
+``scripts/redteam/rt20_check.py``
 (an application's use of the library: a consumer crate, ``javac``+``java`` on the main sources, ``go run``,
 ``node``/tsx, the package imported without the root ``.so``; the class-5 ones with ``TZ=Europe/Berlin``).
 """
