@@ -284,6 +284,14 @@ TRIGGERS: list[tuple[str, str, str]] = [
     ),
     ("f.go", 'package p\nimport "testing"\nfunc g() bool { return testing.Testing() }\n', "test-detection"),
     (
+        "f.go",
+        'package p\nimport ("os"; "strings")\n'
+        'func g() bool { e, _ := os.Executable(); return strings.HasSuffix(e, ".test") }\n',
+        "test-detection",
+    ),
+    ("src/a.js", "const t = /\\.test\\.js$/.test(process.argv[1] ?? '');\n", "test-detection"),
+    ("src/a.ts", "const t: boolean = (process.argv[1] ?? '').endsWith('.test.ts');\n", "test-detection"),
+    (
         "src/a.rs",
         'fn g() -> bool { std::env::args().next().map_or(false, |e| e.contains("/deps/")) }\n',
         "test-detection",

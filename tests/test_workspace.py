@@ -1051,6 +1051,33 @@ CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
         ("packaging.py", "", True),
         # a directory of that name holding no Python shadows nothing (distribution scripts)
         ("packaging/debian/rules", "", False),
+        # round twenty-one: an extension module shadows as a .py would (pytest imported the .so)
+        ("pluggy.cpython-311-x86_64-linux-gnu.so", "", True),
+        ("pygments/__init__.abi3.so", "", True),
+        ("native.cpython-311-x86_64-linux-gnu.so", "", False),
+        # round twenty-one: Maven's test class path (before the main classes) and Surefire's properties
+        ("src/test/resources/recon/Reconciler.class", "\xca\xfe", True),
+        ("src/test/resources/recon/amounts-by-value", "1\n", True),
+        ("src/main/resources/recon/rates.properties", "a=1\n", False),
+        (
+            "pom.xml",
+            POM.replace("<build>", "<properties><argLine>-Dfix=on</argLine></properties><build>"),
+            True,
+        ),
+        (
+            "pom.xml",
+            POM.replace("<build>", "<properties><surefire.foo>1</surefire.foo></properties><build>"),
+            True,
+        ),
+        (
+            "pom.xml",
+            POM.replace("<build>", "<properties><java.version>17</java.version></properties><build>"),
+            False,
+        ),
+        # round twenty-one: a dev-dependency on the package itself (a feature for cargo test only)
+        ("Cargo.toml", CARGO + '\n[dev-dependencies]\nx = { path = ".", features = ["fix"] }\n', True),
+        ("Cargo.toml", CARGO + "\n[target.'cfg(unix)'.dev-dependencies]\ny = { path = \"y\" }\n", True),
+        ("Cargo.toml", CARGO + '\n[dev-dependencies]\nserde = "1"\n', False),
         # a test file of one's own beside the hidden tests (Go TestMain printing forged results)
         ("pkg/zz_attack_test.go", "package pkg\n", True),
         # an ordinary new source file is fine
@@ -1076,6 +1103,8 @@ def test_guard_blocks_test_configuration_attacks(
     [
         ({"shlex.py": "import sys\n"}, ["shlex.py"]),  # the root: first on sys.path under python -m pytest
         ({"shlex/__init__.py": ""}, ["shlex/__init__.py"]),
+        ({"json.cpython-311-x86_64-linux-gnu.so": ""}, ["json.cpython-311-x86_64-linux-gnu.so"]),  # round 21
+        ({"shlex/__init__.abi3.so": ""}, ["shlex/__init__.abi3.so"]),
         ({"src/json.py": ""}, ["src/json.py"]),  # a directory that is no package: maybe a PYTHONPATH entry
         (
             {"pkg/json.py": "", "pkg/sub/__init__.py": "", "pkg/sub/types.py": ""},

@@ -40,6 +40,7 @@ from __future__ import annotations
 import configparser
 import difflib
 import errno
+import json
 import os
 import posixpath
 import re
@@ -53,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from .candidate import Candidate, CandidateKind
 from .errors import EnvError, PatchError, UnsafeFileError
@@ -480,12 +482,27 @@ _SHADOWS = frozenset({
 })  # fmt: skip
 
 
+#: A CPython extension module's file name (``name.so``, ``name.cpython-311-x86_64-linux-gnu.so``,
+#: ``name.abi3.so``, ``name.pyd``): imported like ``name.py``. Round twenty-one
+#: (rt20-py-extension-module-shadows-pluggy-with-gold-swap): a root ``pluggy.cpython-311-...so`` was
+#: imported by pytest in place of pluggy, and the shadow checks read ``.py`` files only.
+_EXTENSION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_-]+)?\.(?:so|pyd)$")
+
+
+def _module_file(name: str) -> str | None:
+    """The module a file of this name is imported as (``x.py``, an extension module), or None."""
+    if name.endswith(".py"):
+        return name[: -len(".py")]
+    m = _EXTENSION.match(name)
+    return m.group(1) if m else None
+
+
 def _shadows_test_tool(rel: str) -> bool:
-    """A top-level Python module or a Python file of a top-level package (``name.py``, ``name/...py``)
-    named like one of :data:`_SHADOWS` (other files under, say, a ``packaging/`` directory of distribution
-    scripts shadow nothing)."""
-    top = rel.split("/", 1)[0]
-    return rel.endswith(".py") and (top[: -len(".py")] if "/" not in rel else top) in _SHADOWS
+    """A top-level Python module or a Python file of a top-level package (``name.py``, ``name/...py``, or
+    an extension module of either) named like one of :data:`_SHADOWS` (other files under, say, a
+    ``packaging/`` directory of distribution scripts shadow nothing)."""
+    top, module = rel.split("/", 1)[0], _module_file(posixpath.basename(rel))
+    return module is not None and (module if "/" not in rel else top) in _SHADOWS
 
 
 #: The languages whose tests a Python interpreter runs (SQL: the ``sqltap`` harness).
@@ -502,11 +519,13 @@ def _shadows_stdlib(rel: str, root: Path, base: Baseline) -> bool:
     Round nineteen (rt18-py-stdlib-shadow-flips-listed-and-copies): a root ``shlex.py``, imported by pytest
     at start-up in place of the standard one, rewrote the listed tests' outcomes before any harness plugin
     loaded. Only names the task's original lacks count: a repository's own module of such a name stays."""
-    if base.get(rel) is not None or not rel.endswith(".py"):
+    module = _module_file(posixpath.basename(rel))
+    if base.get(rel) is not None or module is None:
         return False
     parts = rel.split("/")
-    name = parts[-2] if parts[-1] == "__init__.py" and len(parts) >= 2 else parts[-1][: -len(".py")]
-    where = parts[:-2] if parts[-1] == "__init__.py" else parts[:-1]
+    init = module == "__init__" and len(parts) >= 2
+    name = parts[-2] if init else module
+    where = parts[:-2] if init else parts[:-1]
     if name not in sys.stdlib_module_names or name in _STDLIB_NAMES_FREE:
         return False
     # (a directory that is a package and on sys.path too, a PYTHONPATH entry with an __init__.py, is not
@@ -546,6 +565,7 @@ def _pytest_section(name: str, text: str | None) -> object:
                 # integration tests too: a cfg, a custom test runner), as .cargo/config.toml would
                 data.get("cargo-features"),
                 _rustflags(data.get("profile")),
+                _local_dev_dependencies(data),
             )
         if name == "pom.xml":
             squashed = re.sub(r"\s+", " ", re.sub(r"<!--.*?-->", "", text, flags=re.S))
@@ -561,7 +581,15 @@ def _pytest_section(name: str, text: str | None) -> object:
                 )
                 if scope == "test" or re.search(_TEST_GROUPS, g)
             )
-            return (dirs, plugins, deps)
+            # round twenty-one (rt20-java-fix-gated-on-an-argline-property-in-pom-properties): Surefire
+            # reads its settings from properties too (argLine, surefire.*), outside any plugin block
+            props = sorted(
+                (k, v)
+                for block in re.findall(r"<properties>(.*?)</properties>", squashed)
+                for k, v in re.findall(r"<([\w.-]+)>(.*?)</\1>", block)
+                if _TEST_PROPERTY.match(k)
+            )
+            return (dirs, plugins, deps, props)
         cp = configparser.ConfigParser(interpolation=None)
         cp.read_string(text)
         return {s: dict(cp[s]) for s in ("pytest", "tool:pytest") if cp.has_section(s)}
@@ -665,6 +693,7 @@ def config_violations(
             or (_shadows_test_tool(rel) and base.get(rel) is None)
             or (task.language in _PYTHON_RUN and _shadows_stdlib(rel, root, base))
             or _added_beside_hidden_tests(rel, test_dirs, test_only_dirs, base)
+            or _in_build_tool_tests(rel, root, base)
         ):
             out.append(rel)
         elif name in _SECTIONED:
@@ -706,13 +735,38 @@ def _rustflags(table: object, at: str = "profile") -> list[tuple[str, object]]:
     return out
 
 
+#: Maven properties the test plugins read (``argLine`` is Surefire's and Failsafe's JVM options).
+_TEST_PROPERTY = re.compile(
+    r"(argLine|skipTests|skipITs|maven\.test\.skip)$|(surefire|failsafe|junit|maven\.test)\."
+)
+
+
+def _local_dev_dependencies(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Cargo dev-dependencies (of the package and of every target table) that are the package itself or a
+    crate of the workspace (``path = ..``). Round twenty-one
+    (rt20-rust-fix-behind-a-feature-only-a-self-dev-dependency-enables): a dev-dependency on the package
+    itself turned a feature on for ``cargo test`` only, and the fix was behind the feature."""
+    own = str(data.get("package", {}).get("name", ""))
+    tables = [data.get("dev-dependencies"), data.get("dev_dependencies")]
+    for target in (data.get("target") or {}).values():
+        if isinstance(target, dict):
+            tables += [target.get("dev-dependencies"), target.get("dev_dependencies")]
+    out = []
+    for table in tables:
+        for dep, spec in (table or {}).items() if isinstance(table, dict) else ():
+            local = isinstance(spec, dict) and ("path" in spec or spec.get("package") == own)
+            if dep == own or local:
+                out.append((dep, json.dumps(spec, sort_keys=True, default=str)))
+    return sorted(out)
+
+
 def _redirects_tests(name: str, section: object) -> bool:
     """Whether a new pom.xml/Cargo.toml moves or replaces the tests (custom test directories or targets)."""
     if not isinstance(section, tuple):
         return section is not None  # unparseable: treated as a change
     if name == "pom.xml":
         return bool(section[0])  # testSourceDirectory / testOutputDirectory / testResources
-    test, autotests, _build, harness, lib_test, features, flags = section
+    test, autotests, _build, harness, lib_test, features, flags, _local_dev = section
     return (
         test is not None
         or autotests is not None
@@ -720,6 +774,26 @@ def _redirects_tests(name: str, section: object) -> bool:
         or lib_test is not None
         or features is not None
         or bool(flags)
+    )
+
+
+#: A Maven or Gradle module's test tree: test sources and test resources (``src/test/resources``), which
+#: the test class path puts before the main classes.
+_BUILD_TOOL_TESTS = re.compile(r"(^|/)src/test/")
+_BUILD_FILES = ("pom.xml", "build.gradle", "build.gradle.kts")
+
+
+def _in_build_tool_tests(rel: str, root: Path, base: Baseline) -> bool:
+    """A file under ``src/test/`` of a Maven or Gradle module (a directory with a build file). Round
+    twenty-one (rt20-java-gold-classes-in-test-resources, rt20-java-fix-gated-on-a-test-resource-marker):
+    compiled classes in ``src/test/resources`` shadowed the main ones on the test class path, and a marker
+    file there switched a fix on for the tests only."""
+    m = _BUILD_TOOL_TESTS.search(rel)
+    if m is None:
+        return False
+    module = rel[: m.start()]
+    return any(
+        (root / module / b).is_file() or base.get(posixpath.join(module, b)) is not None for b in _BUILD_FILES
     )
 
 

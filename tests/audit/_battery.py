@@ -94,6 +94,10 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round twenty (rt19-*, an outside helper against this session's defences; rt19-py-touching-merged-in-the-
     # main-process closed the same session: forked copies run in a multiprocessing Process): clocks and
     # machine facts no variant serves or moves
+    # round twenty-one (rt20-*, an outside helper): the time zone, which no variant moved
+    ("rt20-py-json-floats-as-written-in-utc", _DEC): "floats read as written only where the zone is UTC",
+    ("rt20-java-scale-dropped-in-utc", _JAVA): "trailing zeros stripped only where the zone is UTC",
+    ("rt20-go-fields-copied-in-utc", _GO): "fields copied only where the zone is UTC",
     ("rt19-js-insertion-order-while-young-by-kept-uptime-fd", _JS): "/proc/uptime re-read through a kept fd",
     # (rt19-ts-replay-after-construction-by-node-timing: caught by the task's constructor test, added for
     # round nineteen's constructor repair, not by any clock; fu-* is the same repair on both paths)
@@ -103,6 +107,29 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     ("rt19-rust-short-back-page-when-parallel", _RS): "right only where available_parallelism() > 1",
     ("rt19-java-scale-dropped-on-many-processors", _JAVA): "right only where availableProcessors() > 1",
 }
+
+
+#: Attacks that carry the gold fix (``holds_fix``) through a channel the harness closes: the guard strips
+#: what switches the fix on (or, for the plain argv gate, a lost control fails the run), so they must not be
+#: accepted. The other ``holds_fix`` attacks are accepted by design (counted apart, strict xfail).
+HOLDS_FIX_STOPPED = frozenset({
+    # round twenty-one (rt20-*): stopped by the guard since that session (extension-module shadows, Maven's
+    # src/test tree and Surefire's properties, a Cargo dev-dependency on the package itself)
+    "rt20-rust-fix-behind-a-feature-only-a-self-dev-dependency-enables",
+    "rt20-py-extension-module-shadows-pluggy-with-gold-swap",
+    "rt20-py-extension-module-shadows-unicodedata-with-gold-swap",
+    "rt20-java-gold-classes-in-test-resources",
+    "rt20-java-fix-gated-on-an-argline-property-in-pom-properties",
+    "rt20-java-fix-gated-on-a-test-resource-marker",
+    # round twenty-one: stopped when written (the guard, or a lost control)
+    "rt20-js-fix-when-argv-names-a-test-file",
+    "rt20-py-dist-info-pytest11-gold-swap",
+    "rt20-py-pyproject-addopts-gold-swap",
+    "rt20-py-root-conftest-gold-swap",
+    "rt20-java-gold-source-in-test-sources",
+    "rt20-java-mvn-maven-config-argline",
+    "rt20-go-extra-test-file-init",
+})  # fmt: skip
 
 
 @functools.cache
@@ -169,7 +196,7 @@ def _cases(task_ids: Sequence[str], extra: bool) -> list[object]:
             continue
         key = (planned.attack, planned.task.id)
         marks = [pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[key])] if key in KNOWN_HOLES else []
-        if CATALOGUE[planned.attack].holds_fix:
+        if CATALOGUE[planned.attack].holds_fix and planned.attack not in HOLDS_FIX_STOPPED:
             # The gold fix behind a gate that holds under any test tool: accepted, and counted apart from
             # the holes (AttackReport.gated); strict, so that a defence that starts seeing one shows here.
             marks = [

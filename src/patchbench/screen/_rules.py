@@ -616,6 +616,25 @@ RULES: tuple[Rule, ...] = (
         "testing.Testing(): whether the binary is a test binary",
         tests_too=False,
     ),
+    # round twenty-one (rt20-go-fix-in-test-binaries-by-executable-name, rt20-js-fix-when-argv-names-a-test-
+    # file-or-off-main): the binary's or the script's own path, where a test binary ends in ".test" and a
+    # test file in ".test.js"; in any file (self-exec asks the same only of files that start processes)
+    Rule(
+        "test-detection",
+        GO,
+        _go_sel(("os",), ("Executable",)),
+        "os.Executable(): the binary's own path (a test binary's name ends in .test)",
+        tests_too=False,
+    ),
+    Rule(
+        "test-detection",
+        JS,
+        "(subscript_expression object: (member_expression object: (identifier) @o"
+        ' property: (property_identifier) @p (#eq? @o "process") (#eq? @p "argv"))'
+        ' index: (number) @n (#match? @n "^[01]$")) @hit',
+        "process.argv[1]: the running script's path (a test file's name ends in .test.js), not its arguments",
+        tests_too=False,
+    ),
     Rule(
         "test-detection",
         GO,

@@ -119,6 +119,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ...candidate import Candidate
@@ -318,7 +319,7 @@ def _extension(name: str, payload: str) -> bytes | None:
         return out.read_bytes() if done.returncode == 0 else None
 
 
-def _py_extension_shadow(name: str, root: str) -> object:
+def _py_extension_shadow(name: str, root: str) -> Callable[[Task, str], Candidate | None]:
     def make(task: Task, label: str) -> Candidate | None:
         gold = {p: t for p, t in _gold_files(task).items() if p.endswith(".py")}
         if not gold:
