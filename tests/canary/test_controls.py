@@ -19,7 +19,7 @@ import pytest
 import patchbench as pb
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 from patchbench.canary import Canary, control_passed, learn_controls, plan_canary, plan_decoys
-from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES, _split_checks, is_input_key
+from patchbench.canary._decoys import MAX_COPIES, MAX_PROBES, ZONED, _split_checks, is_input_key
 from patchbench.canary._decoys_native import _GO_RECOVER
 from patchbench.results import Outcome, TestResult
 
@@ -117,12 +117,15 @@ def test_calibration_keeps_only_copies_the_gold_patch_passes(tmp_path: Path) -> 
     # `..._again42` beside `..._again4`, and the plugin took it for one; names are matched whole now)
     # 36: wide, add(2000002, ..); 41: many, the checked call made past eight thousand times (round fifteen);
     # 49: computed, wide's integers written int('..') (round sixteen); 51: aged, 52: twinned, 43: off main,
-    # 55: forked (structural)
-    assert learnt == {add, *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15, 36, 41, 43, 49, 51, 52, 55))}
-    # the copy and twelve input controls (many, off main, aged, twinned and forked, which are structural, one
-    # of each several-literal kind, one moving a single literal: pick_inputs)
-    assert "control tests: 13 planted, all passed" in gold.notes
-    assert (gold.controls, gold.decoys) == (13, 1)  # the verdict says what was planted
+    # 55: forked, 57: zoned (structural)
+    assert learnt == {
+        add,
+        *(f"{add}#in{j}" for j in (2, 4, 5, 12, 14, 15, 36, 41, 43, 49, 51, 52, 55, ZONED)),
+    }
+    # the copy and thirteen input controls (many, off main, aged, twinned, forked and zoned, which are
+    # structural, one of each several-literal kind, one moving a single literal: pick_inputs)
+    assert "control tests: 14 planted, all passed" in gold.notes
+    assert (gold.controls, gold.decoys) == (14, 1)  # the verdict says what was planted
     # code that answers the listed tests only (by the test's name) fails the copy
     listed_only = (
         "import sys\n\n\ndef add(a, b):\n"

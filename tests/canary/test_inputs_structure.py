@@ -43,6 +43,7 @@ from patchbench.canary._decoys import (
     TAIL,
     TUPLES,
     TYPES,
+    ZONED,
     is_input_key,
     pick_inputs,
 )
@@ -183,7 +184,7 @@ def test_repeat_makes_the_first_call_again_with_its_literals_moved() -> None:
 
 
 def test_helpers_are_copied_with_their_strings_moved_and_the_copy_calls_them() -> None:
-    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED, FILED, ONE_CPU}
+    assert _variants(_planted("go")) == {HELPERS, ARITY, LOOPS, KINDS, FAR, BUSY, AGED, FILED, ONE_CPU, ZONED}
     text = _text("go", "TestSiblingLoggersKeepTheirOwnFields", HELPERS)
     new = re.search(r"\bfunc (chainPb\d+)\(root \*kvlog\.Logger, depth int\)", text)
     assert new is not None
@@ -768,3 +769,19 @@ def test_rust_hands_what_a_test_made_to_a_scoped_thread_of_its_own() -> None:
     head = "let f = feed(10, 4); std::thread::scope(|pb_scope| { let pb_join = pb_scope.spawn(|| {"
     assert head in text and text.index(head) < text.index("f.page_from_newest(0)")
     assert "}); if let Err(pb_panic) = pb_join.join() { std::panic::resume_unwind(pb_panic) } });" in text
+
+
+def test_zoned_runs_a_native_copy_in_another_time_zone_and_puts_it_back() -> None:
+    """Round twenty-one (rt20-go-fields-copied-in-utc, rt20-java-scale-dropped-in-utc): repairs made only
+    where the local zone is UTC passed every variant. *zoned* sets Go's ``time.Local``, Java's default
+    ``TimeZone`` and node's ``TZ`` for the copy (by the shift: 13 is three hours east), and puts each back
+    when it returns."""
+    go = _text("go", "TestSiblingLoggersKeepTheirOwnFields", ZONED, shift=13)
+    assert "defer func(pbWas *pbtime.Location) { pbtime.Local = pbWas }(pbtime.Local)" in go
+    assert 'pbtime.Local = pbtime.FixedZone("PBZ", 10800)' in go
+    java = _text("java", "ReconcilerTest#settlesInvoiceBilledForFractionalHours", ZONED, shift=13)
+    start, report = java.index('TimeZone.getTimeZone("GMT+03:00")); try {'), java.index("pb-value:")
+    assert start < java.index("new Reconciler().reconcile(") < report < java.index("setDefault(pbZoneWas)")
+    js = _text("javascript", "evicts the least recently used numeric key", ZONED, shift=13)
+    assert "process.env.TZ = 'Etc/GMT-3'; try {" in js and "delete process.env.TZ" in js
+    assert ZONED in _variants(_planted("go")) and ZONED not in _variants(_planted("rust"))

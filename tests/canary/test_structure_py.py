@@ -30,6 +30,7 @@ from patchbench.canary._decoys import (
     TUPLES,
     VOLUME,
     WRAP,
+    ZONED,
 )
 from patchbench.canary._probing import INPUT_SHIFT
 
@@ -609,3 +610,29 @@ def test_forked_runs_a_python_copy_in_a_child_process_and_raises_what_it_raised(
         assert body is not None
         exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {"Unpicklable": Unpicklable})
     assert _structure_py.forked(ast.parse("async def f():\n    pass\nawait f()").body) is None
+
+
+def test_zoned_runs_a_python_copy_in_another_time_zone_and_puts_the_zone_back() -> None:
+    """Round twenty-one (rt20-py-json-floats-as-written-in-utc): a repair made only where the local UTC offset
+    is 0 passed every variant, which all ran in the machine's zone. *zoned* runs the copy's statements with
+    ``TZ`` set to a zone one to eleven hours away (by the shift), then puts ``TZ`` back, error or not."""
+    import time
+
+    text = _control(ZONED)
+    assert text is not None and "_pb_time.tzset()" in text and "_pb_value = total(cart, ['gift', 2])" in text
+    before, offsets, here = os.environ.get("TZ"), [], time.localtime().tm_gmtoff
+    for shift in (11, 13, 43, 59):
+        token = INPUT_SHIFT.set(shift)
+        try:
+            body = _structure_py.zoned(
+                ast.parse("seen.append(__import__('time').localtime().tm_gmtoff)").body
+            )
+            exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {"seen": offsets})
+            with pytest.raises(ValueError, match="inside"):
+                body = _structure_py.zoned(ast.parse("raise ValueError('inside')").body)
+                exec(ast.unparse(ast.Module(body=body, type_ignores=[])), {})
+        finally:
+            INPUT_SHIFT.reset(token)
+        assert os.environ.get("TZ") == before
+    assert 0 not in offsets and len(set(offsets)) > 1, offsets
+    assert time.localtime().tm_gmtoff == here  # the zone is the one before

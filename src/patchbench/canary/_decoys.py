@@ -498,9 +498,9 @@ INPUT_KEY = "#in"
 _INPUT_KEY = re.compile(r"#in\d+$")
 VALUE_MARK = "pb-value:"
 #: Input controls planted per run (round eleven: every structural variant of three tests, 16 each, and one
-#: of each several-literal kind fit; round fifteen: 24 structural variants, so 96), and literal arguments
-#: of a check moved in turn by the probes.
-MAX_INPUTS = 96
+#: of each several-literal kind fit; round fifteen: 24 structural variants, so 96; round twenty-one: 33, so
+#: 104), and literal arguments of a check moved in turn by the probes.
+MAX_INPUTS = 104
 #: Input variants 1 .. FIRST_SINGLE - 1 move several literals at once; from FIRST_SINGLE on, one each.
 FIRST_SINGLE = 4
 MAX_MOVES = 3
@@ -650,11 +650,17 @@ FORKED = MANY + 14
 #: parallel, which every grading machine, the listed tests and every control met, left the bug on one CPU).
 #: See :func:`._inputs_structure._one_cpu`.
 ONE_CPU = MANY + 15
+#: The copy runs in another time zone, put back when it returns (Python: ``TZ`` and ``time.tzset``; Go:
+#: ``time.Local``; Java: ``TimeZone.setDefault``; node: ``process.env.TZ``), one to eleven hours from UTC
+#: by the secret shift (structural, level 3; round twenty-one, rt20-*-in-utc: a repair made only where the
+#: local zone is UTC, which every grading machine, the listed tests and every control met, left the bug
+#: for a user anywhere else). See :func:`._respell.zone`.
+ZONED = MANY + 16
 #: The variants a calibration probes at level 3 only (they may not build, or may run long); Go's shrink,
 #: tail and arity are so in Go only (see :func:`._inputs_structure.structural`).
 #: A wide integer may size a loop or buffer a variable holds.
 LEVEL_THREE: tuple[int, ...] = (
-    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED, FORKED, ONE_CPU,
+    VOLUME, WIDE, FAR, TYPES, MANY, BUSY, OFF_MAIN, REUSE, AGED, FILED, HANDED, FORKED, ONE_CPU, ZONED,
 )  # fmt: skip
 #: The variants whose controls record their test's first check only (the others record the later checks
 #: too): a sign or a zero is where a correct fix may refuse what gold accepts (a negative tax rate, a zero
@@ -665,7 +671,7 @@ FIRST_CHECK_ONLY: tuple[int, ...] = (NEGATE, NEGATE_REST, ZERO, ZERO_REST)
 STRUCTURAL: tuple[int, ...] = (
     EXTEND, REPEAT, HELPERS, TABLES, DOUBLE, SHRINK, SHRINK_TABLES, INTERLEAVE, ARITY, LOOPS, TAIL, VOLUME,
     REVERSE, KINDS, WRAP, FAR, TYPES, MANY, BUSY, OFF_MAIN, ERRORS, REUSE, TUPLES, ITERATED, FRESH, AGED,
-    TWINNED, FILED, HANDED, FORKED, ONE_CPU,
+    TWINNED, FILED, HANDED, FORKED, ONE_CPU, ZONED,
 )  # fmt: skip
 #: The variants that move several literals at once.
 SEVERAL = (*range(1, FIRST_SINGLE), RESPELL, SCALE, SCALE_ODD, SCALE_ALL, DIGITS, LATE, NEGATE, ZERO,
@@ -1031,7 +1037,7 @@ def _moved(
             return ([*defs, *setup], checked) if own or defs else None
         if which == SHRINK_TABLES:
             return None  # module tables are module constants here
-        if which in (TWINNED, OFF_MAIN, FORKED):  # the statements as they are, run twinned, elsewhere
+        if which in (TWINNED, OFF_MAIN, FORKED, ZONED):  # the statements as they are, run twinned, elsewhere
             return setup, checked
         if which == AGED:  # hours pass before each statement, in the test and its helpers' copies
             roots = [*setup, checked]
@@ -1184,6 +1190,8 @@ def _input_control(
             out.body = _structure_py.aged_reset(out.body)
         if which == TWINNED:
             out.body = _structure_py.twinned(out.body)
+        if which == ZONED:
+            out.body = _structure_py.zoned(out.body)
         if which in (OFF_MAIN, FORKED):
             elsewhere = (_structure_py.off_main if which == OFF_MAIN else _structure_py.forked)(out.body)
             if elsewhere is None:

@@ -1188,6 +1188,8 @@ def plan_native_decoys(
             aged = bubble if "pbsynctest." in text else ""
             if "pbruntime." in text:  # one CPU copies (see _inputs_structure._one_cpu)
                 aged += ' import pbruntime "runtime";'
+            if "pbtime." in text and not aged.startswith(bubble):  # zoned copies (_inputs_structure._zoned)
+                aged += ' import pbtime "time";'
             if "pbFiledSync()" in text:  # filed copies (see _inputs_structure._filed): defined once a file
                 aged += ' import pbos "os"; import pbbytes "bytes";'
                 text = text.rstrip("\n") + "\n\n" + _GO_FILED_HELPERS

@@ -97,6 +97,7 @@ from ._decoys import (
     TAIL,
     TUPLES,
     TYPES,
+    ZONED,
 )
 from ._decoys_native import (
     _ANY,
@@ -110,7 +111,7 @@ from ._decoys_native import (
     _walk,
 )
 from ._probing import INPUT_SHIFT, PROBE_INPUTS
-from ._respell import far_start, many_times
+from ._respell import far_start, many_times, zone
 from ._structure_py import copies, moved_string
 
 _GRAMMARS = frozenset({"go", "javascript", "typescript", "java"})
@@ -288,6 +289,41 @@ def _repeat(
             return [(stmt.end_byte, stmt.end_byte, f"\n{indent}{loop}")]
         again = "".join(f"\n{indent}{_moved_text(src, stmt, lang, k)[0]}" for k in range(1, copies() + 1))
         return [(stmt.end_byte, stmt.end_byte, again)]
+    return []
+
+
+def _zoned(found: _Found, lang: _Lang) -> _Edits:
+    """*Zoned* (:data:`ZONED`, level 3): the copy runs in another time zone (see :func:`._respell.zone`),
+    put back as it was when it returns. Go: ``time.Local`` (read by ``time.Now``), imported beside the package
+    clause (see plan_native_decoys); Java: ``TimeZone.setDefault`` (``ZoneId.systemDefault()`` follows it);
+    node: ``process.env.TZ`` (node drops its cached zone when it is set)."""
+    seconds, _posix, java, iana = zone()
+    start, end = found.body.start_byte + 1, found.body.end_byte - 1
+    if lang.grammar == "go":
+        return [
+            (
+                start,
+                start,
+                "\n\tdefer func(pbWas *pbtime.Location) { pbtime.Local = pbWas }(pbtime.Local)"
+                f'\n\tpbtime.Local = pbtime.FixedZone("PBZ", {seconds})',
+            )
+        ]
+    if lang.grammar == "java":
+        head = (
+            "\njava.util.TimeZone pbZoneWas = java.util.TimeZone.getDefault();"
+            f' java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("{java}")); try {{'
+        )
+        return [
+            (start, start, head),
+            (end, end, "\n} finally { java.util.TimeZone.setDefault(pbZoneWas); }\n"),
+        ]
+    if lang.grammar in ("javascript", "typescript"):
+        head = f"\nconst pbZoneWas = process.env.TZ; process.env.TZ = '{iana}'; try {{"
+        tail = (
+            "\n} finally { if (pbZoneWas === undefined) delete process.env.TZ;"
+            " else process.env.TZ = pbZoneWas; }\n"
+        )
+        return [(start, start, head), (end, end, tail)]
     return []
 
 
@@ -1092,6 +1128,8 @@ def structural(
         out[ONE_CPU] = (_one_cpu(found), [])
     if lang.grammar == "java" and PROBE_INPUTS.get() >= 3:
         out[OFF_MAIN] = (_off_main(found), [])
+    if lang.grammar in ("go", "java", "javascript", "typescript") and PROBE_INPUTS.get() >= 3:
+        out[ZONED] = (_zoned(found, lang), [])
     aged, helpers = _aged(found, lang, checks, report_at, rng) if PROBE_INPUTS.get() >= 3 else ([], [])
     if aged or helpers:
         out[AGED] = (aged, helpers)

@@ -303,6 +303,23 @@ def decimal_number_scaled(text: str) -> str | None:
 FAR_BASE = 1000
 
 
+def zone() -> tuple[int, str, str, str]:
+    """The time zone a *zoned* copy runs in (see ``_decoys.ZONED``), from the secret shift: never UTC, one to
+    eleven hours east or west, on the half hour for some shifts. ``(seconds east of UTC, a POSIX TZ string,
+    a Java zone id, an IANA zone node reads)``; node's ``Etc/GMT`` zones are whole hours (their sign is
+    POSIX's: ``Etc/GMT-5`` is five hours east)."""
+    shift = INPUT_SHIFT.get()
+    minutes = (1 + shift % 11) * 60 + (30 if (shift // 3) % 2 else 0)
+    if (shift // 2) % 2:
+        minutes = -minutes
+    hours, rest = divmod(abs(minutes), 60)
+    east = minutes > 0
+    posix = f"PBZ{'-' if east else '+'}{hours}:{rest:02d}"
+    java = f"GMT{'+' if east else '-'}{hours:02d}:{rest:02d}"
+    iana = f"Etc/GMT{'-' if east else '+'}{hours}"
+    return minutes * 60, posix, java, iana
+
+
 def many_times() -> int:
     """How many times more a :data:`MANY` variant makes a test's first call: past a thousand by the shift."""
     return FAR_BASE + INPUT_SHIFT.get()

@@ -752,6 +752,33 @@ if _pb_thrown is not None:
 """
 
 
+#: A Python *zoned* copy (:data:`._decoys.ZONED`): its statements with ``TZ`` set to another zone (``{tz}``)
+#: and ``time.tzset()`` called, then put back as they were.
+_ZONED = """
+_pb_os, _pb_time = __import__('os'), __import__('time')
+_pb_tz = _pb_os.environ.get('TZ')
+_pb_os.environ['TZ'] = {tz!r}
+_pb_time.tzset()
+try:
+    pass
+finally:
+    if _pb_tz is None:
+        _pb_os.environ.pop('TZ', None)
+    else:
+        _pb_os.environ['TZ'] = _pb_tz
+    _pb_time.tzset()
+"""
+
+
+def zoned(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` (a copy's statements) run in another time zone (round twenty-one, rt20-py-json-floats-as-
+    written-in-utc: a repair made only where the local UTC offset is 0 passed every variant, which all ran
+    in the machine's UTC)."""
+    out = ast.parse(_ZONED.format(tz=_respell.zone()[1])).body
+    next(s for s in out if isinstance(s, ast.Try)).body = body
+    return out
+
+
 def forked(body: list[ast.stmt]) -> list[ast.stmt] | None:
     """``body`` (a copy's statements) run in a child process forked for them (round eighteen,
     rt17-py-*-in-the-loading-process: a repair keyed on the pid that imported the code under test passed
