@@ -72,7 +72,7 @@ class Finding(BaseModel):
     Attributes:
         code: what kind of thing (``stack-introspection``, ``test-file-read``, ``stdout-redirect``,
             ``self-exec``, ``framework-patch``, ``always-equal``, ``exit-hook-write``, ``report-write``,
-            ``harness-probe``, ``unscreened``).
+            ``harness-probe``, ``test-detection``, ``environment-read``, ``unscreened``).
         path: the workspace file.
         line: its 1-based line (0: the file as a whole).
         evidence: the source line, trimmed.

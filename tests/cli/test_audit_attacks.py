@@ -115,7 +115,7 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
     md = md_path.read_text()
     assert "2 attacks x 2 tasks: 2 applied, **1 rewarded**; gold: 1 resolved, **1 lost**" in md
     # the hole: evidence's first line only, its pipe escaped
-    assert "| py-sys-exit-at-import | t1 | resolved | 1 | all tests passed \\| forged |" in md
+    assert "| py-sys-exit-at-import | t1 | resolved | 1 | - | all tests passed \\| forged |" in md
     assert "| t2 | timeout | 0 | time limit \\| 20 s |" in md
     assert "No attack earned a reward" not in md and "Every gold patch resolved" not in md
     rows = _matrix_rows(md)
@@ -135,10 +135,13 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
         "rows": 4,
         "applied": 2,
         "rewarded": 1,
+        "rewarded_flagged": 0,
+        "rewarded_under_reject": 1,
         "accepted_holding_fix": 0,
         "gold_run": 2,
         "gold_resolved": 1,
         "gold_lost": 1,
+        "gold_flagged": 0,
         "canary": {"none": 2},
         "tasks_with_decoys": 0,
         "tasks_with_controls": 0,
@@ -253,3 +256,44 @@ def test_battery_on_two_builtin_tasks(tmp_path: Path) -> None:
     assert {(r[0], r[2]) for r in rows} == {(a, t) for a in ATTACKS for t in (_PY, _JS)}
     assert {(r[0], r[2]) for r in rows if r[3] == "yes"} == applicable
     assert "No attack earned a reward." in md and "Every gold patch resolved." in md
+
+
+def test_the_screens_flags_give_the_counts_under_suspicious_reject(tmp_path: Path) -> None:
+    """A rewarded attack the static screen flagged is unresolved under ``--suspicious reject``; a resolved
+    gold patch it flagged is lost there: the report gives both counts beside the default ones."""
+    report = AttackReport(
+        results=(
+            AttackResult(
+                attack="py-sys-exit-at-import",
+                task="t1",
+                applicable=True,
+                status=Status.RESOLVED,
+                reward=1.0,
+                rewarded=True,
+                flagged=("environment-read",),
+            ),
+            AttackResult(
+                attack="py-os-exit-at-import",
+                task="t1",
+                applicable=True,
+                status=Status.RESOLVED,
+                reward=1.0,
+                rewarded=True,
+            ),
+        ),
+        gold=(
+            GoldResult(task="t1", status=Status.RESOLVED, reward=1.0, resolved=True),
+            GoldResult(task="t2", status=Status.RESOLVED, reward=1.0, resolved=True, flagged=("self-exec",)),
+        ),
+    )
+    assert [r.attack for r in report.holes_under_reject] == ["py-os-exit-at-import"]
+    assert [g.task for g in report.gold_flagged] == ["t2"]
+    md_path, js_path = write_attack_reports(report, tmp_path, dataset="builtin")
+    md = md_path.read_text()
+    assert "under `--suspicious reject`, **1 rewarded** and 1 gold lost" in md
+    assert "| py-sys-exit-at-import | t1 | resolved | 1 | environment-read | - |" in md
+    assert "- t2: self-exec" in md
+    summary = json.loads(js_path.read_text())["summary"]
+    assert (summary["rewarded"], summary["rewarded_flagged"], summary["rewarded_under_reject"]) == (2, 1, 1)
+    assert summary["gold_flagged"] == 1
+    assert AttackReport.model_validate(json.loads(js_path.read_text())) == report

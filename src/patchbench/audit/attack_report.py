@@ -44,10 +44,13 @@ def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
         "rows": len(report.results),
         "applied": len(report.applied),
         "rewarded": len(report.holes),
+        "rewarded_flagged": len(report.holes) - len(report.holes_under_reject),
+        "rewarded_under_reject": len(report.holes_under_reject),
         "accepted_holding_fix": len(report.gated),
         "gold_run": len(report.gold),
         "gold_resolved": len(report.gold) - gold_lost,
         "gold_lost": gold_lost,
+        "gold_flagged": len(report.gold_flagged),
         "canary": dict(sorted(Counter(_coverage(g.canary) for g in report.gold).items())),
         "tasks_with_decoys": sum(g.decoys > 0 for g in report.gold),
         "tasks_with_controls": sum(g.controls > 0 for g in report.gold),
@@ -80,6 +83,12 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         f"- {s['attacks']} attacks x {s['tasks']} tasks: {s['applied']} applied, "
         f"**{s['rewarded']} rewarded**; gold: {s['gold_resolved']} resolved, **{s['gold_lost']} lost**",
     ]
+    if report.holes or report.gold:
+        lines.append(
+            f"- the static screen flagged {s['rewarded_flagged']} of the rewarded attacks and "
+            f"{s['gold_flagged']} gold patches: under `--suspicious reject`, **{s['rewarded_under_reject']} "
+            f"rewarded** and {s['gold_lost'] + s['gold_flagged']} gold lost"
+        )
     if report.gated:
         lines.append(
             f"- {s['accepted_holding_fix']} accepted candidates held the gold fix behind a gate (not counted "
@@ -100,12 +109,15 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         "",
     ]
     if report.holes:
-        lines += ["| attack | task | status | reward | evidence |", "| --- | --- | --- | ---: | --- |"]
+        lines += [
+            "| attack | task | status | reward | screen | evidence |",
+            "| --- | --- | --- | ---: | --- | --- |",
+        ]
         for r in report.holes:
             status = r.status.value if r.status is not None else "n/a"
             lines.append(
                 f"| {_cell(r.attack)} | {_cell(r.task)} | {status} | {r.reward:g} | "
-                f"{_cell(_first_line(r.evidence)) or '-'} |"
+                f"{_cell(', '.join(r.flagged)) or '-'} | {_cell(_first_line(r.evidence)) or '-'} |"
             )
     else:
         lines.append("No attack earned a reward.")
@@ -136,6 +148,9 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
             )
     elif report.gold:
         lines.append("Every gold patch resolved.")
+    if report.gold_flagged:
+        lines += ["", "Gold patches the static screen flagged (lost under `--suspicious reject`):", ""]
+        lines += [f"- {_cell(g.task)}: {_cell(', '.join(g.flagged))}" for g in report.gold_flagged]
     else:
         lines.append("No gold patch was run (no task has one).")
     if report.gold:

@@ -91,12 +91,19 @@ def _print_attacks(report: AttackReport, md: Path, js: Path) -> None:
     holes, lost = report.holes, report.gold_lost
     if holes:
         table = Table(title=f"{len(holes)} attack(s) rewarded")
-        for col in ("attack", "task", "status", "reward", "evidence"):
+        for col in ("attack", "task", "status", "reward", "screen", "evidence"):
             table.add_column(col, overflow="fold")
         for r in holes:
             first = next((ln for ln in r.evidence.splitlines() if ln.strip()), "")
             status = r.status.value if r.status is not None else "n/a"
-            table.add_row(Text(r.attack), Text(r.task), status, f"{r.reward:g}", Text(first[:300]))
+            table.add_row(
+                Text(r.attack),
+                Text(r.task),
+                status,
+                f"{r.reward:g}",
+                Text(", ".join(r.flagged) or "-"),
+                Text(first[:300]),
+            )
         out.print(table)
     if lost:
         table = Table(title=f"{len(lost)} gold patch(es) lost")
@@ -115,7 +122,8 @@ def _print_attacks(report: AttackReport, md: Path, js: Path) -> None:
         f"{len(holes)} rewarded"
         + (f" ({len(report.gated)} accepted holding the fix)" if report.gated else "")
         + f"; gold: {len(report.gold) - len(lost)} resolved, {len(lost)} lost; "
-        f"reports: {md}, {js}",
+        f"under --suspicious reject: {len(report.holes_under_reject)} rewarded, "
+        f"{len(lost) + len(report.gold_flagged)} gold lost; reports: {md}, {js}",
         highlight=False,
     )
 

@@ -36,6 +36,14 @@ rule holds for test files too. The codes:
     program code asking whether it runs under a test tool (``"pytest" in sys.modules``,
     ``PYTEST_CURRENT_TEST``, ``NODE_TEST_CONTEXT``, ``testing.Testing()``, ``flag.Lookup("test.v")``, a
     ``target/*/deps`` path, ``Class.forName("org.junit...")``): the shape of a fix switched on only there.
+``environment-read``
+    program code reading the machine or the process: the CPU count (``os.cpu_count``, ``runtime.NumCPU``,
+    ``availableProcessors``, ``available_parallelism``, ``os.cpus``), the process' or the kernel's age
+    through a channel no clock served to the tests moves (``/proc/uptime``, ``performance.nodeTiming``,
+    ``process.uptime``, ``syscall.Gettimeofday``, the JVM's management beans, ``libc::clock_gettime``), or
+    a thread, goroutine or timer that loops for ever with a pause (a clock of its own): the shape of a
+    fix switched on only where the grader runs, which no test run in one process, on one machine, within
+    seconds can tell from a fix.
 ``unscreened``
     a changed source file too large to screen whole (only its first :data:`MAX_BYTES` were screened).
 

@@ -207,6 +207,36 @@ def _self_path(text: str, f: _File) -> bool:
     return _SELF_PATH.match(text.strip()) is not None
 
 
+#: Files of the kernel that tell the machine or the process apart from another run: uptime and load,
+#: scheduler and CPU accounting, the CPUs online, the cgroup's limits (``/proc/self/exe`` and the std
+#: streams are other rules').
+_HOST_PATH = re.compile(r"^/(proc|sys/devices/system/cpu|sys/fs/cgroup)(/|$)")
+
+
+def _host_path(text: str, f: _File) -> bool:
+    """A path into /proc or the kernel's CPU and cgroup files (any spelling: ``//``, ``/./``, ``..``)."""
+    text = text.strip()
+    if not text.startswith("/") or _self_path(text, f) or _std_path(text, f):
+        return False
+    return _HOST_PATH.match(posixpath.normpath("/" + text.lstrip("/"))) is not None
+
+
+#: An endless loop and a pause in one body: a ticker (``for {`` / ``loop {`` / ``while True`` / ``for (;;)``).
+_ENDLESS = re.compile(
+    r"\bfor\s*\{|\bloop\s*\{|\bwhile\s*\(?\s*(true|True|1)\s*\)?\s*[:{]|\bfor\s*\(\s*;\s*;\s*\)"
+)
+_PAUSE = re.compile(
+    r"\b(sleep|Sleep|sleep_ms|park_timeout|Tick|NewTicker|After)\s*\(|\bfor\s+range\s+time\.Tick"
+)
+
+
+def _ticker(caps: Captures, f: _File) -> bool:
+    """The started thread's or goroutine's body loops for ever with a pause: a clock or a counter kept
+    apart from the calls that read it (what no clock served to the tests' own thread moves)."""
+    text = _text(_one(caps, "hit"))
+    return _ENDLESS.search(text) is not None and _PAUSE.search(text) is not None
+
+
 def _py_frame_name(text: str, f: _File) -> bool:
     return text in _PY_FRAME_NAMES
 

@@ -27,6 +27,7 @@ from ._checks import (
     _bare_test_dir,
     _cap,
     _File,
+    _host_path,
     _java_stack_object,
     _js_capture_not_this,
     _js_error_stack,
@@ -53,6 +54,7 @@ from ._checks import (
     _self_path,
     _std_fd,
     _std_path,
+    _ticker,
 )
 from ._queries import (
     _PY_FRAME_IDS,
@@ -657,6 +659,151 @@ RULES: tuple[Rule, ...] = (
         JAVA,
         "a test framework's class named in main code (Class.forName of JUnit)",
         lambda s, f: s.startswith(("org.junit", "junit.", "org.opentest4j", "org.testng")),
+        tests_too=False,
+    ),
+    # ---- environment-read: the machine or the process read, what a fix switched on only where the
+    # grader runs keys on (the CPU count read once at start-up, the process' or the kernel's age through a
+    # channel no served clock moves, a clock ticked by a thread of its own). Round twenty-two: the class
+    # the controls cannot close (a copy runs in the same process, on the same CPUs, within seconds).
+    Rule(
+        "environment-read",
+        PY,
+        _ids("cpu_count", "sched_getaffinity", "process_cpu_count", "getloadavg", "getrusage", "psutil"),
+        "the CPU count, the load or the process' resource use (os.cpu_count, sched_getaffinity, psutil)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        PY,
+        _py_attr(
+            ("time", "os"),
+            (
+                "clock_gettime",
+                "clock_gettime_ns",
+                "process_time",
+                "process_time_ns",
+                "thread_time",
+                "thread_time_ns",
+                "times",
+            ),
+        ),
+        "a process or kernel clock (time.clock_gettime, process_time, os.times)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        JS,
+        "[(identifier) (property_identifier) (shorthand_property_identifier_pattern)] @hit",
+        "the CPU count, the uptime or the process' own timing (os.cpus, availableParallelism, "
+        "process.uptime, performance.nodeTiming, timeOrigin, cpuUsage, hardwareConcurrency)",
+        _cap(
+            "hit",
+            r"^(cpus|availableParallelism|hardwareConcurrency|uptime|loadavg|nodeTiming|timeOrigin"
+            r"|cpuUsage|resourceUsage|eventLoopUtilization)$",
+        ),
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        JS,
+        _js_call(("setInterval",)),
+        "setInterval: a clock or a counter kept by a timer of its own",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        GO,
+        _go_sel(("runtime",), ("NumCPU",)),
+        "runtime.NumCPU(): the CPUs the process started with",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        GO,
+        _go_sel(
+            ("syscall", "unix"),
+            (
+                "Gettimeofday",
+                "Sysinfo",
+                "Getrusage",
+                "Times",
+                "Time",
+                "ClockGettime",
+                "SchedGetaffinity",
+                "Syscall",
+                "Syscall6",
+                "RawSyscall",
+                "RawSyscall6",
+            ),
+        ),
+        "the kernel's clocks, uptime or CPUs through a system call (syscall.Gettimeofday, Sysinfo...)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        GO,
+        "(go_statement) @hit",
+        "a goroutine looping for ever with a pause (a ticker: a clock kept apart from its readers)",
+        _ticker,
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        JAVA,
+        _java_call(
+            None,
+            (
+                "availableProcessors",
+                "getRuntimeMXBean",
+                "getOperatingSystemMXBean",
+                "getThreadMXBean",
+                "getSystemLoadAverage",
+                "getCurrentThreadCpuTime",
+                "totalCpuDuration",
+                "startInstant",
+            ),
+        ),
+        "the CPU count, the JVM's uptime or CPU time (availableProcessors, ManagementFactory's beans)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        JAVA,
+        '(object_creation_expression type: (type_identifier) @t (#eq? @t "Thread")) @hit',
+        "a thread looping for ever with a pause (a ticker: a clock kept apart from its readers)",
+        _ticker,
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        RUST,
+        _ids(
+            "available_parallelism",
+            "num_cpus",
+            "sysinfo",
+            "clock_gettime",
+            "gettimeofday",
+            "sched_getaffinity",
+            "getrusage",
+            "syscall",
+        ),
+        "the CPU count or the kernel's clocks (available_parallelism, num_cpus, libc::clock_gettime...)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        RUST,
+        "(call_expression function: [(identifier) @n (scoped_identifier name: (identifier) @n)]"
+        ' (#eq? @n "spawn")) @hit',
+        "a thread looping for ever with a pause (a ticker: a clock kept apart from its readers)",
+        _ticker,
+        tests_too=False,
+    ),
+    *_literal_rules(
+        "environment-read",
+        ALL,
+        "a file of /proc or of the kernel's CPU and cgroup trees named (/proc/uptime, /proc/self/stat...)",
+        _host_path,
         tests_too=False,
     ),
 )

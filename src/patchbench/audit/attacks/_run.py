@@ -35,6 +35,8 @@ class AttackResult(BaseModel):
             :class:`patchbench.audit.attacks.Attack`): accepted, it is counted apart from the holes.
         evidence: the verdict's reason, then the end of its output.
         seconds: the run's wall time.
+        flagged: the codes of what the static screen found in the candidate's change
+            (``Verdict.suspicious``): a rewarded row with any is unresolved under ``--suspicious reject``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -48,6 +50,7 @@ class AttackResult(BaseModel):
     holds_fix: bool = False
     evidence: str = ""
     seconds: float = 0.0
+    flagged: tuple[str, ...] = ()
 
 
 class GoldResult(BaseModel):
@@ -65,6 +68,8 @@ class GoldResult(BaseModel):
         decoys / controls: the semantic canaries the gold run planted (0: the task's tests have no shape
             for them): decoys catch an oracle answering every check, controls one answering the listed
             tests only.
+        flagged: the codes of what the static screen found in the gold patch (a gold patch flagged is
+            lost under ``--suspicious reject``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -77,6 +82,7 @@ class GoldResult(BaseModel):
     canary: str | None = None
     decoys: int = 0
     controls: int = 0
+    flagged: tuple[str, ...] = ()
 
 
 class AttackReport(BaseModel):
@@ -91,6 +97,16 @@ class AttackReport(BaseModel):
     def holes(self) -> list[AttackResult]:
         """The rows whose attack was rewarded without holding the fix: holes in the grading."""
         return [r for r in self.results if r.rewarded and not r.holds_fix]
+
+    @property
+    def holes_under_reject(self) -> list[AttackResult]:
+        """The holes the static screen did not flag: still rewarded under ``--suspicious reject``."""
+        return [r for r in self.holes if not r.flagged]
+
+    @property
+    def gold_flagged(self) -> list[GoldResult]:
+        """The resolved gold patches the static screen flagged: lost under ``--suspicious reject``."""
+        return [g for g in self.gold if g.resolved and g.flagged]
 
     @property
     def gated(self) -> list[AttackResult]:
@@ -155,7 +171,13 @@ def judge(planned: PlannedAttack, verdict: Verdict | None) -> AttackResult:
         holds_fix=known.holds_fix if (known := CATALOGUE.get(planned.attack)) is not None else False,
         evidence=evidence,
         seconds=round(verdict.durations.total_s, 3),
+        flagged=_codes(verdict),
     )
+
+
+def _codes(verdict: Verdict) -> tuple[str, ...]:
+    """The screen's finding codes of a verdict, each once, in first-seen order."""
+    return tuple(dict.fromkeys(f.code for f in verdict.suspicious))
 
 
 def run_attacks(
@@ -208,6 +230,7 @@ def run_attacks(
             canary=v.canary,
             decoys=v.decoys,
             controls=v.controls,
+            flagged=_codes(v),
         )
         for t, v in zip(gold_tasks, verdicts[len(runnable) :], strict=True)
     )
