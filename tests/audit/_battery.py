@@ -54,9 +54,9 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round thirteen: what every control keeps, one caller at a time (no variant runs two objects or two
     # goroutines against one another)
-    ("rt12-go-first-child-claims-spare-unsynchronised", _GO): (
-        "a data race the candidate adds: no test or variant derives loggers from two goroutines at once"
-    ),
+    # (rt12-go-first-child-claims-spare-unsynchronised: closed in round twenty-two by the task's own test,
+    # loggers derived from one parent by four goroutines at once, in a test binary built with -race: a gap
+    # in go-logger's verifier, whose problem statement says loggers are shared between goroutines)
     # (rt12-py-pending-cr-in-a-module-global: closed by twinned, each object built with a twin that takes
     # each public call first)
     # (rt12-rust-back-page-first-up-to-a-million, rt13-rust-short-back-page-for-plain-items and

@@ -40,7 +40,9 @@ imports; a synthetic ``go.mod`` was rejected because its module path would have 
 
 The key holds ``go version``, GOROOT, the architecture, the hash of every ``go.mod``/``go.sum``/
 ``go.work``/``go.work.sum`` of the task (path and content), whether the test module is vendored or has no
-``go.mod``, the test-phase ``GOFLAGS`` and the setup commands. It does not hold the workspace's sources:
+``go.mod``, the test-phase ``GOFLAGS``, the ``go test`` arguments the build cache is warmed with (a
+``-race`` or ``-tags`` build makes other objects: warmed without them, every run would compile the
+standard library again) and the setup commands. It does not hold the workspace's sources:
 the warmed cache is content-addressed by go itself, so a cache warmed on another task with the same
 modules costs a few compilations, never a wrong result. Repository tasks (``Task.repository``) carry no
 files here; their key holds the repository and commit, and no module is downloaded (see the notes).
@@ -254,6 +256,9 @@ class GoEnv(Env):
             "module_root": root,
             "vendored": _vendored(task, root),
             "goflags": goflags(task),
+            # what the cache is warmed with: a test command's build flags (``-race``, ``-tags``...) make
+            # other objects, and a cache warmed without them compiles the standard library in every run
+            "warm": warm_args(task),
             "setup_cmds": list(task.env.setup_cmds),
         }
         if task.repository is not None and not desc["manifests"]:

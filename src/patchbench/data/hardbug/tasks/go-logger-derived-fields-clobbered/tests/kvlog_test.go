@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,6 +86,33 @@ func TestNamedSiblingsKeepTheirComponent(t *testing.T) {
 		cache.Warn("miss")
 		if got := lastLine(t, buf); !strings.HasSuffix(got, " component=cache") {
 			t.Errorf("depth %d: cache logged %s", depth, got)
+		}
+	}
+}
+
+// Request handlers derive from one shared logger at the same time: the test binary runs with the race
+// detector, so a parent written to while another goroutine derives from it fails here however the two
+// happen to interleave.
+func TestLoggersDerivedAtOnceFromOneParent(t *testing.T) {
+	users := []string{"alice", "bob", "carol", "dave"}
+	for depth := 0; depth <= 8; depth++ {
+		root, buf := newLogger()
+		parent, _ := chain(root, depth)
+		children := make([]*kvlog.Logger, len(users))
+		var wg sync.WaitGroup
+		for i, user := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				children[i] = parent.With("user", user)
+			}()
+		}
+		wg.Wait()
+		for i, child := range children {
+			child.Info("login")
+			if got := lastLine(t, buf); !strings.HasSuffix(got, " user="+users[i]) {
+				t.Errorf("depth %d: the logger derived for %s logged %s", depth, users[i], got)
+			}
 		}
 	}
 }
