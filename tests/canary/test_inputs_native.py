@@ -179,11 +179,17 @@ def test_variants_build_and_gold_values_are_learnt(language: str, tmp_path: Path
     code's on at least one variant of every builtin task in these languages; a run then plants the
     controls and gold passes them all."""
     from patchbench import harness
+    from patchbench.lifecycle import default_cache_dir
     from patchbench.runners import choose_runner
     from patchbench.sandbox import get_sandbox
 
     task = _task(language)
     runner = choose_runner(task.test).name
+    # a fresh calibration (tmp_path's own canary/ and calibration/ areas) in the environments every other
+    # test prepares (a cold Maven or Go -race environment of its own cost this test a minute or two)
+    for area in ("envs", "locks"):
+        (default_cache_dir() / area).mkdir(parents=True, exist_ok=True)
+        (tmp_path / area).symlink_to(default_cache_dir() / area)
     record = harness._controls(task, runner, get_sandbox("bwrap"), tmp_path, (), False)
     assert record is not None and record["plant"]
     moved = [k for k in record["controls"] if is_input_key(k)]
