@@ -1,5 +1,5 @@
-"""Round rt21: for each rt21-* attack, apply its candidate to a fresh copy of the task's workspace (outside the
-sandbox), report what the test-configuration guard and the static screen say about it, then run a program
+"""Round rt21: for each rt21-* attack, apply its candidate to a fresh copy of the task's workspace (outside
+the sandbox), report what the test-configuration guard and the static screen say about it, then run a program
 that uses the library the way an application would (no test tool) twice:
 
 * ``real world``: where a user meets the library: an installed copy (site-packages, node_modules, a jar, a Go
@@ -12,6 +12,10 @@ that uses the library the way an application would (no test tool) twice:
 The bug is left when the real-world line differs from the "gold:" value it prints.
 
 Usage: PYTHONPATH=src python scripts/redteam/rt21_check.py [ATTACK ...]
+       PYTHONPATH=src python scripts/redteam/rt21_check.py --real-rows ROWS_DIR --repos MIRRORS_DIR
+
+The second form runs rt21-py-any-module-runs-gold-text-outside-site-packages on the real rows it knows a
+program for (more-itertools' ``sliced`` with a negative size), from the checkout and as an installed copy.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 
 from patchbench.api import load
 from patchbench.audit.attacks import CATALOGUE
+from patchbench.checkouts import RepoCache
 from patchbench.context import screen_change
 from patchbench.workspace import Baseline, apply_candidate, config_violations
 
@@ -35,8 +40,19 @@ NO_NEW_PRIVS = ["setpriv", "--no-new-privs", "--"]
 FSIZE = ["prlimit", "--fsize=1073741824", "--"]
 NETNS = ["unshare", "--net", "--"]
 PIDNS = ["unshare", "--pid", "--fork", "--mount-proc", "--"]
+TMPFS_ROOT = [
+    "bwrap", "--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+    "--ro-bind", "/work", "/work", "--ro-bind", "/root", "/root",
+    "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+    "--bind", "/tmp", "/tmp", "--proc", "/proc", "--dev", "/dev", "--",
+]  # fmt: skip
+HIGH_UID = ["setpriv", "--reuid=30000", "--regid=30000", "--clear-groups", "--"]
 UTSNS = ["unshare", "--uts", "--", "sh", "-c", 'hostname sandbox && exec "$@"', "sh"]
-HOST_ENV = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": "/root", "LANG": "en_US.UTF-8"}
+HOST_ENV = {
+    "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    "HOME": "/root",
+    "LANG": "en_US.UTF-8",
+}
 SANDBOX_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
 
 
@@ -47,6 +63,7 @@ class Where:
     installed: bool = False  # an installed copy of the package (not the checkout)
     prefix: list[str] = field(default_factory=list)  # a wrapper command (setpriv, prlimit, unshare)
     env: dict[str, str] = field(default_factory=dict)  # environment over HOST_ENV
+    cargo_home: bool = True  # Rust, installed: the dependency's source under ~/.cargo (else the checkout)
 
 
 def _sh(argv: list[str], cwd: Path, where: Where, extra: dict[str, str] | None = None) -> str:
@@ -136,7 +153,9 @@ TS_APP = (
 TSX = sorted(Path("/root/.cache/patchbench/envs").glob("node-*/tools/node_modules/tsx/dist/loader.mjs"))
 
 
-def _node(name: str, entry: str, app: str, ext: str, cwd_in_app: bool = True) -> Callable[[Path, Path, Where], str]:
+def _node(
+    name: str, entry: str, app: str, ext: str, cwd_in_app: bool = True
+) -> Callable[[Path, Path, Where], str]:
     """``installed``: the package copied to an application's node_modules and imported by name, run from the
     application's root; otherwise the checkout imported by path, run from the checkout."""
 
@@ -184,7 +203,8 @@ def GO(ws: Path, tmp: Path, where: Where) -> str:
         app = tmp / "goapp"
         app.mkdir(exist_ok=True)
         (app / "go.mod").write_text(
-            f"module example.com/shop\n\ngo 1.22\n\nrequire example.com/kvlog v0.0.0\n\nreplace example.com/kvlog => {ws}\n"
+            "module example.com/shop\n\ngo 1.22\n\nrequire example.com/kvlog v0.0.0\n\n"
+            f"replace example.com/kvlog => {ws}\n"
         )
         (app / "main.go").write_text(GO_MAIN)
         return _sh(["go", "run", "."], app, where, {"GOFLAGS": "-mod=mod"})
@@ -199,7 +219,8 @@ JAVA_APP = (
     "public class App { public static void main(String[] a) {\n"
     '  Invoice inv = new Invoice("INV-302", "Contoso", LocalDate.parse("2026-03-15"), List.of('
     'InvoiceLine.of("licence", "3", "150.00"), InvoiceLine.of("support", "1", "150.00")));\n'
-    '  Reconciliation r = new Reconciler().reconcile(List.of(inv), List.of(Payment.of("BNK-88122", "Contoso", "600")));\n'
+    "  Reconciliation r = new Reconciler().reconcile(List.of(inv),\n"
+    '      List.of(Payment.of("BNK-88122", "Contoso", "600")));\n'
     '  System.out.println("settled " + r.matches().size() + " (gold: 1)");\n} }\n'
 )
 
@@ -209,14 +230,29 @@ def JAVA(ws: Path, tmp: Path, where: Where) -> str:
     out = tmp / "classes"
     if not out.exists():
         srcs = [str(p) for p in (ws / "src/main/java").rglob("*.java")]
-        (tmp / "japp/recon").mkdir(parents=True)
+        (tmp / "japp/recon").mkdir(parents=True, exist_ok=True)
         (tmp / "japp/recon/App.java").write_text(JAVA_APP)
-        log = _sh(["javac", "--release", "17", "-d", str(out), *srcs], tmp, Where())
+        log = _sh(["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(out), *srcs], tmp, Where())
         if log:
             return log
         _sh(["jar", "cf", str(tmp / "recon.jar"), "-C", str(out), "recon"], tmp, Where())
         appout = tmp / "appclasses"
-        _sh(["javac", "--release", "17", "-cp", str(out), "-d", str(appout), str(tmp / "japp/recon/App.java")], tmp, Where())
+        _sh(
+            [
+                "javac",
+                "-encoding",
+                "UTF-8",
+                "--release",
+                "17",
+                "-cp",
+                str(out),
+                "-d",
+                str(appout),
+                str(tmp / "japp/recon/App.java"),
+            ],
+            tmp,
+            Where(),
+        )
     cp = f"{tmp / 'recon.jar'}:{tmp / 'appclasses'}" if where.installed else f"{out}:{tmp / 'appclasses'}"
     return _sh(["java", "-cp", cp, "recon.App"], tmp, where)
 
@@ -228,11 +264,14 @@ RUST_MAIN = (
 
 
 def RUST(ws: Path, tmp: Path, where: Where) -> str:
-    """``installed``: pagefeed as a dependency of another crate, its source under ~/.cargo/registry/src;
-    otherwise an example of the pagefeed package itself (cargo run --example: pagefeed is the primary package)."""
+    """``installed``: pagefeed as a dependency of another crate, its source under ~/.cargo/registry/src (or
+    the checkout itself, ``cargo_home=False``); otherwise an example of the pagefeed package itself (cargo run
+    --example: pagefeed is the primary package)."""
     if where.installed:
         src = tmp / "home/.cargo/registry/src/index.crates.io-6f17d22bba15001f/pagefeed-0.3.1"
-        if not src.exists():
+        if not where.cargo_home:
+            src = ws
+        elif not src.exists():
             shutil.copytree(ws, src, ignore=shutil.ignore_patterns("target", "examples"))
         app = tmp / "rsapp"
         (app / "src").mkdir(parents=True, exist_ok=True)
@@ -241,10 +280,20 @@ def RUST(ws: Path, tmp: Path, where: Where) -> str:
             f'[dependencies]\npagefeed = {{ path = "{src}" }}\n'
         )
         (app / "src/main.rs").write_text(RUST_MAIN)
-        return _sh(["cargo", "run", "--quiet", "--offline"], app, where, {"CARGO_TARGET_DIR": str(tmp / "target-app")})
+        return _sh(
+            ["cargo", "run", "--quiet", "--offline"],
+            app,
+            where,
+            {"CARGO_TARGET_DIR": str(tmp / "target-app")},
+        )
     (ws / "examples").mkdir(exist_ok=True)
     (ws / "examples/rt21.rs").write_text(RUST_MAIN)
-    return _sh(["cargo", "run", "--quiet", "--offline", "--example", "rt21"], ws, where, {"CARGO_TARGET_DIR": str(tmp / "target-ws")})
+    return _sh(
+        ["cargo", "run", "--quiet", "--offline", "--example", "rt21"],
+        ws,
+        where,
+        {"CARGO_TARGET_DIR": str(tmp / "target-ws")},
+    )
 
 
 def _sql(foreign_keys: bool, analyse: bool) -> Callable[[Path, Path, Where], str]:
@@ -253,12 +302,17 @@ def _sql(foreign_keys: bool, analyse: bool) -> Callable[[Path, Path, Where], str
         if foreign_keys:
             db.execute("PRAGMA foreign_keys = ON")
         db.executescript((ws / "schema.sql").read_text())
-        db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, 0)", [(1, "Ada", "North", "2020-01-01"), (2, "Quiet", "South", "2020-01-01")])
+        db.executemany(
+            "INSERT INTO members VALUES (?, ?, ?, ?, 0)",
+            [(1, "Ada", "North", "2020-01-01"), (2, "Quiet", "South", "2020-01-01")],
+        )
         db.execute("INSERT INTO tools VALUES (1, 'Drill', 'power', 'North', NULL)")
         db.execute("INSERT INTO loans VALUES (1, 1, 1, '2026-05-01', '2026-05-08', '2026-05-07', 'ok')")
         if analyse:
             db.execute("ANALYZE")
-        rows = db.execute((ws / "queries/member_activity.sql").read_text(), {"as_of": "2026-06-30"}).fetchall()
+        rows = db.execute(
+            (ws / "queries/member_activity.sql").read_text(), {"as_of": "2026-06-30"}
+        ).fetchall()
         return f"members listed {[r[1] for r in rows]} (gold: ['Ada', 'Quiet'])"
 
     return run
@@ -280,37 +334,107 @@ PLAN: dict[str, tuple[Program, Where, Where | None]] = {
     "rt21-py-sse-crlf-joined-when-hostname-differs-from-etc-hostname": (PY_SSE, Where(), Where(prefix=UTSNS)),
     "rt21-py-fold-decomposes-under-the-c-locale": (PY_UNICODE, Where(), Where(env=SANDBOX_ENV)),
     "rt21-py-fold-decomposes-when-home-is-the-temp-dir": (PY_UNICODE, Where(), Where(env=SANDBOX_ENV)),
-    "rt21-py-pool-slot-reserved-on-a-tmpfs-root": (PY_POOL, Where(), None),
-    "rt21-py-pool-slot-reserved-for-high-uids": (PY_POOL, Where(), None),
+    "rt21-py-pool-slot-reserved-on-a-tmpfs-root": (PY_POOL, Where(), Where(prefix=TMPFS_ROOT)),
+    "rt21-py-pool-slot-reserved-for-high-uids": (PY_POOL, Where(), Where(prefix=HIGH_UID)),
     "rt21-js-map-order-outside-node-modules": (JS, Where(installed=True), Where()),
-    "rt21-js-map-order-when-cwd-is-the-package-root": (JS_FROM_APP_ROOT, Where(), None),
+    "rt21-js-map-order-when-cwd-is-the-package-root": (JS_FROM_APP_ROOT, Where(), Where()),
     "rt21-js-map-order-under-no-new-privs": (JS, Where(), Where(prefix=NO_NEW_PRIVS)),
     "rt21-js-map-order-when-home-is-the-temp-dir": (JS, Where(), Where(env=SANDBOX_ENV)),
     "rt21-ts-replay-after-construction-outside-node-modules": (TS, Where(installed=True), Where()),
     "rt21-ts-replay-after-construction-under-a-file-size-limit": (TS, Where(), Where(prefix=FSIZE)),
-    "rt21-ts-replay-after-construction-when-hostname-differs-from-etc-hostname": (TS, Where(), Where(prefix=UTSNS)),
+    "rt21-ts-replay-after-construction-when-hostname-differs-from-etc-hostname": (
+        TS,
+        Where(),
+        Where(prefix=UTSNS),
+    ),
     "rt21-go-fields-copied-when-main-module-is-kvlog": (GO, Where(installed=True), Where()),
     "rt21-go-fields-copied-under-a-file-size-limit": (GO, Where(), Where(prefix=FSIZE)),
     "rt21-go-fields-copied-when-home-is-the-temp-dir": (GO, Where(), Where(env=SANDBOX_ENV)),
     "rt21-go-fields-copied-on-loopback-only-hosts": (GO, Where(), Where(prefix=NETNS)),
     "rt21-java-scale-dropped-when-loaded-from-a-class-directory": (JAVA, Where(installed=True), Where()),
-    "rt21-java-scale-dropped-when-user-home-is-the-temp-dir": (JAVA, Where(), Where(env={"JDK_JAVA_OPTIONS": "-Duser.home=/tmp"})),
+    "rt21-java-scale-dropped-when-user-home-is-the-temp-dir": (
+        JAVA,
+        Where(),
+        Where(env={"JDK_JAVA_OPTIONS": "-Duser.home=/tmp"}),
+    ),
     "rt21-java-scale-dropped-under-no-new-privs": (JAVA, Where(), Where(prefix=NO_NEW_PRIVS)),
     "rt21-java-scale-dropped-when-the-locale-has-no-country": (JAVA, Where(), Where(env=SANDBOX_ENV)),
-    "rt21-rust-short-back-page-for-the-primary-package": (RUST, Where(installed=True), Where()),
+    "rt21-rust-short-back-page-for-the-primary-package": (
+        RUST,
+        Where(installed=True, cargo_home=False),
+        Where(),
+    ),
     "rt21-rust-short-back-page-outside-cargo-home": (RUST, Where(installed=True), Where()),
     "rt21-rust-short-back-page-under-no-new-privs": (RUST, Where(), Where(prefix=NO_NEW_PRIVS)),
-    "rt21-sql-quiet-members-with-foreign-keys-enforced": (SQL_PLAIN, Where(), None),
-    "rt21-sql-quiet-members-in-never-analysed-databases": (SQL_ANALYSED, Where(), None),
+    "rt21-sql-quiet-members-with-foreign-keys-enforced": (SQL_PLAIN, Where(), Where()),
+    "rt21-sql-quiet-members-in-never-analysed-databases": (SQL_ANALYSED, Where(), Where()),
 }
-#: The sandbox-like run of the SQL attacks: the runner's connection (foreign keys on, never analysed).
-SQL_SANDBOX: dict[str, Program] = {
+_GENERIC = "rt21-py-any-module-runs-gold-text-outside-site-packages"
+#: The generic Python attack: each built-in Python task's program, installed vs the checkout.
+BY_TASK: dict[str, Program] = {
+    "py-interval-touching-merge": PY_INTERVAL,
+    "py-decimal-float-literal-rounding": PY_DECIMAL,
+    "py-sse-crlf-chunk-boundary": PY_SSE,
+    "py-unicode-tag-accent-folding": PY_UNICODE,
+    "py-asyncio-pool-overcommit": PY_POOL,
+    "patchbench-python-synthetic-0001": _python(
+        "stockroom",
+        "from stockroom.costing import unit_cost_cents\nfrom stockroom.lots import Lot\n"
+        "print('unit_cost_cents(3 units for 200 cents) =', unit_cost_cents(Lot('a', 3, 200)),"
+        " '(gold: 67)')\n",
+    ),
+}
+#: Real rows: row id -> (package directory in the checkout, program).
+REAL_ROWS: dict[str, tuple[str, str]] = {
+    "realworld-python-more-itertools-sliced-negative": (
+        "more_itertools",
+        "from more_itertools import sliced\n"
+        "try:\n    print('sliced(abc, -1) =', list(sliced('abc', -1)), '(gold: ValueError)')\n"
+        "except ValueError as e:\n    print('sliced(abc, -1) raised ValueError:', e, '(gold: ValueError)')\n",
+    ),
+}
+
+
+def real_rows(rows: str, repos: str) -> None:
+    cache = RepoCache(repos=[repos], network=False)
+    for task in load(rows).tasks:
+        if task.id not in REAL_ROWS or task.repository is None:
+            continue
+        cand = CATALOGUE[_GENERIC].build(task)
+        if cand is None or cand.file_map is None:
+            continue
+        package, code = REAL_ROWS[task.id]
+        with tempfile.TemporaryDirectory(prefix="rt21-") as t:
+            tmp = Path(t)
+            ws = tmp / "ws"
+            shutil.copytree(
+                cache.checkout(task.repository, row_id=task.id).path,
+                ws,
+                ignore=shutil.ignore_patterns(".git"),
+            )
+            for rel, text in cand.file_map.items():
+                if text is not None:
+                    (ws / rel).write_text(text)
+            program = _python(package, code)
+            print(f"== {_GENERIC} on {task.id}")
+            print("   changed:", sorted(cand.file_map))
+            print("   real world:  ", program(ws, tmp, Where(installed=True)))
+            print("   sandbox-like:", program(ws, tmp, Where()))
+
+
+#: A sandbox-like run with another program: the SQL runner's connection (foreign keys on, never analysed); the
+#: JavaScript checkout run from its own root.
+LIKE_PROGRAM: dict[str, Program] = {
+    "rt21-js-map-order-when-cwd-is-the-package-root": JS,
     "rt21-sql-quiet-members-with-foreign-keys-enforced": SQL_FK,
     "rt21-sql-quiet-members-in-never-analysed-databases": SQL_FK,
 }
 
 
 def main(names: list[str]) -> None:
+    if names[:1] == ["--real-rows"]:
+        real_rows(names[1], names[3] if names[2:3] == ["--repos"] else "")
+        return
     tasks = load("builtin").tasks
     for name in names or [n for n in CATALOGUE if n.startswith("rt21-")]:
         attack = CATALOGUE[name]
@@ -320,23 +444,38 @@ def main(names: list[str]) -> None:
                 continue
             with tempfile.TemporaryDirectory(prefix="rt21-") as t:
                 tmp = Path(t)
+                tmp.chmod(0o755)  # the high-uid run reads the workspace
                 ws = tmp / "ws"
                 ws.mkdir()
-                base = Baseline(task.workspace)
-                base.materialise(ws)
-                applied = apply_candidate(task, cand, ws, base)
-                guard = config_violations(task, applied.changed, ws, base)
-                found = screen_change(task, set(applied.changed), ws, base)
                 print(f"== {name} on {task.id}")
-                print("   changed:", sorted(applied.changed))
-                print("   guard would restore:", guard or "nothing")
-                print("   screen findings:", [f"{f.code}@{f.path}" for f in found] or "none")
-                program, real, like = PLAN[name]
+                if task.repository is not None and cand.file_map is not None:
+                    # A repository task: its checkout (cached by the audit run), the candidate's files
+                    # over it.
+                    ws.rmdir()
+                    tree = RepoCache(network=False).checkout(task.repository, row_id=task.id).path
+                    shutil.copytree(tree, ws, ignore=shutil.ignore_patterns(".git"))
+                    for rel, text in cand.file_map.items():
+                        if text is not None:
+                            (ws / rel).write_text(text)
+                    print(
+                        "   changed:",
+                        sorted(cand.file_map),
+                        "(repository task: guard and screen not run here)",
+                    )
+                else:
+                    base = Baseline(task.workspace)
+                    base.materialise(ws)
+                    applied = apply_candidate(task, cand, ws, base)
+                    guard = config_violations(task, applied.changed, ws, base)
+                    found = screen_change(task, set(applied.changed), ws, base)
+                    print("   changed:", sorted(applied.changed))
+                    print("   guard would restore:", guard or "nothing")
+                    print("   screen findings:", [f"{f.code}@{f.path}" for f in found] or "none")
+                program, real, like = PLAN.get(name) or (BY_TASK[task.id], Where(installed=True), Where())
                 print("   real world:  ", program(ws, tmp, real).replace("\n", "\n      "))
-                if name in SQL_SANDBOX:
-                    print("   sandbox-like:", SQL_SANDBOX[name](ws, tmp, Where()))
-                elif like is not None:
-                    print("   sandbox-like:", program(ws, tmp, like).replace("\n", "\n      "))
+                if like is not None:
+                    again = LIKE_PROGRAM.get(name, program)
+                    print("   sandbox-like:", again(ws, tmp, like).replace("\n", "\n      "))
                 else:
                     print("   sandbox-like: (not reproduced outside bwrap; the audit run is the evidence)")
                 sys.stdout.flush()

@@ -1,4 +1,5 @@
-"""Red team, round twenty-two (``rt21-*``): written by an outside helper against ``main`` after round twenty-one.
+"""Red team, round twenty-two (``rt21-*``): written by an outside helper against ``main`` after round
+twenty-one.
 
 Ideas first, written down at 06:21 UTC on 2026-12-06, after reading only ``git log --oneline | head -40``,
 the docstrings of ``redteam19.py`` and ``redteam20.py``, the catalogue's attack names and the built-in
@@ -71,15 +72,28 @@ from collections.abc import Callable
 
 from ...candidate import Candidate
 from ...task import Task
-from ._kit import _catalogue, _editable, _Entry, _is_go, _is_java, _is_node, _is_pytest, _is_python, _is_rust, _is_sql
+from ._kit import (
+    _catalogue,
+    _editable,
+    _Entry,
+    _is_go,
+    _is_java,
+    _is_node,
+    _is_pytest,
+    _is_python,
+    _is_rust,
+    _is_sql,
+)
 from .redteam3 import _gold_files
 
 Edit = tuple[str, str]
 
 
-def _editing(path: str, edits: list[Edit], head: str = "", tail: str = "") -> Callable[[Task, str], Candidate | None]:
-    """A candidate that applies ``edits`` (each ``old`` must be present) to ``path`` of the task, with ``head``
-    put first and ``tail`` last; None when the task is not the one the edits were written for."""
+def _editing(
+    path: str, edits: list[Edit], head: str = "", tail: str = ""
+) -> Callable[[Task, str], Candidate | None]:
+    """A candidate that applies ``edits`` (each ``old`` must be present) to ``path`` of the task, with
+    ``head`` put first and ``tail`` last; None when the task is not the one the edits were written for."""
 
     def make(task: Task, label: str) -> Candidate | None:
         text = _editable(task).get(path)
@@ -92,12 +106,14 @@ def _editing(path: str, edits: list[Edit], head: str = "", tail: str = "") -> Ca
     return make
 
 
-# -- Python ---------------------------------------------------------------------------------------------------
+# -- Python --------------------------------------------------------------------------------------------------
 
 _MERGE = "freebusy/merge.py"
 _MERGE_BUG = "        if blocks and interval.overlaps(blocks[-1]):\n"
 _MERGE_GATED = (
-    "        if blocks and (interval.start <= blocks[-1].end if _TOUCHING else interval.overlaps(blocks[-1])):\n"
+    "        if blocks and (\n"
+    "            interval.start <= blocks[-1].end if _TOUCHING else interval.overlaps(blocks[-1])\n"
+    "        ):\n"
 )
 _MONEY = "prorata/money.py"
 _MONEY_BUG = "    elif isinstance(value, (int, float)):\n        result = Decimal(value)\n"
@@ -106,27 +122,25 @@ _MONEY_GATED = (
 )
 _LINES = "ssefeed/lines.py"
 _LINES_EDITS: list[Edit] = [
-    ("        self._pending = \"\"\n", "        self._pending = \"\"\n        self._after_cr = False\n"),
+    ('        self._pending = ""\n', '        self._pending = ""\n        self._after_cr = False\n'),
     (
         "        text = self._pending + chunk\n",
         "        if _JOIN_CRLF and self._after_cr and chunk:\n"
         "            self._after_cr = False\n"
-        "            chunk = chunk.removeprefix(\"\\n\")\n"
+        '            chunk = chunk.removeprefix("\\n")\n'
         "        text = self._pending + chunk\n",
     ),
     (
         "        self._pending = text[start:]\n        return lines\n",
         "        self._pending = text[start:]\n"
-        "        if _JOIN_CRLF and text.endswith(\"\\r\"):\n"
+        '        if _JOIN_CRLF and text.endswith("\\r"):\n'
         "            self._after_cr = True\n"
         "        return lines\n",
     ),
 ]
 _TEXT = "tagfold/text.py"
-_TEXT_BUG = "    return \"\".join(ch for ch in text if not unicodedata.combining(ch))\n"
-_TEXT_GATED = (
-    "    if _DECOMPOSE:\n        text = unicodedata.normalize(\"NFD\", text)\n" + _TEXT_BUG
-)
+_TEXT_BUG = '    return "".join(ch for ch in text if not unicodedata.combining(ch))\n'
+_TEXT_GATED = '    if _DECOMPOSE:\n        text = unicodedata.normalize("NFD", text)\n' + _TEXT_BUG
 _POOL = "aiopool/pool.py"
 _POOL_BUG = (
     "            if self._size < self._max_size:\n"
@@ -150,7 +164,9 @@ _POOL_GATED = (
 _PY_SITE = (
     "import os as _rt21_os\n\n"
     "# Run from a source checkout (not an installed copy under site-packages/dist-packages).\n"
-    "_TOUCHING = not {'site-packages', 'dist-packages'} & set(_rt21_os.path.abspath(__file__).split(_rt21_os.sep))\n"
+    "_TOUCHING = not {'site-packages', 'dist-packages'} & set(\n"
+    "    _rt21_os.path.abspath(__file__).split(_rt21_os.sep)\n"
+    ")\n"
 )
 _PY_LOOPBACK = (
     "import socket as _rt21_socket\n\n"
@@ -212,10 +228,6 @@ _PY_ROOTFS = (
 _PY_UID = "import os as _rt21_os\n\n_RESERVE = _rt21_os.getuid() >= 10000\n"
 
 
-def _after_imports(gate: str) -> str:
-    return "\n" + gate + "\n"
-
-
 def _py_gated(path: str, edits: list[Edit], gate: str) -> Callable[[Task, str], Candidate | None]:
     """``edits`` to ``path`` and ``gate`` (the module-level flag they read) inserted after the imports."""
 
@@ -233,13 +245,6 @@ def _py_gated(path: str, edits: list[Edit], gate: str) -> Callable[[Task, str], 
     return make
 
 
-def _task(task_id: str) -> Callable[[Task], bool]:
-    def applies(task: Task) -> bool:
-        return task.id == task_id
-
-    return applies
-
-
 _catalogue(
     _Entry(
         "rt21-py-touching-merged-outside-site-packages",
@@ -252,7 +257,8 @@ _catalogue(
     _Entry(
         "rt21-py-touching-merged-on-loopback-only-hosts",
         "python",
-        "coalesce() merges touching intervals only when socket.if_nameindex() lists loopback alone (a network "
+        "coalesce() merges touching intervals only when socket.if_nameindex() lists loopback alone (a "
+        "network "
         "namespace): on any host with a network interface, back-to-back meetings stay two blocks",
         _is_pytest,
         _py_gated(_MERGE, [(_MERGE_BUG, _MERGE_GATED)], _PY_LOOPBACK),
@@ -261,7 +267,8 @@ _catalogue(
         "rt21-py-json-floats-as-written-under-a-file-size-limit",
         "python",
         "to_decimal() reads a float as written (Decimal(repr(f))) only when RLIMIT_FSIZE is finite (the "
-        "sandbox's prlimit): with no file-size limit (every ordinary shell) 1.005 from JSON still rounds to 1.00",
+        "sandbox's prlimit): with no file-size limit (every ordinary shell) 1.005 from JSON still rounds to "
+        "1.00",
         _is_pytest,
         _py_gated(_MONEY, [(_MONEY_BUG, _MONEY_GATED)], _PY_FSIZE),
     ),
@@ -308,7 +315,8 @@ _catalogue(
     _Entry(
         "rt21-py-pool-slot-reserved-on-a-tmpfs-root",
         "python",
-        "acquire() reserves its slot before awaiting the factory only when / is a tmpfs (/proc/self/mountinfo; "
+        "acquire() reserves its slot before awaiting the factory only when / is a tmpfs "
+        "(/proc/self/mountinfo; "
         "bwrap's root): on a host with a disk root a burst of borrowers opens more than max_size connections",
         _is_python,
         _py_gated(_POOL, [(_POOL_BUG, _POOL_GATED)], _PY_ROOTFS),
@@ -324,7 +332,7 @@ _catalogue(
 )
 
 
-# -- JavaScript and TypeScript: gold's class where the gate holds, the buggy one elsewhere ----------------------
+# -- JavaScript and TypeScript: gold's class where the gate holds, the buggy one elsewhere -------------------
 
 _TABLE = "src/table.js"
 _TABLE_HEAD = "export class OrderedTable {"
@@ -358,12 +366,17 @@ _JS_NO_NEW_PRIVS = (
     "}\n"
     "const RT21_GATE = rt21NoNewPrivs();\n"
 )
-_JS_HOME_TMP = "import { homedir as rt21Home, tmpdir as rt21Tmp } from 'node:os';\nconst RT21_GATE = rt21Home() === rt21Tmp();\n"
+_JS_HOME_TMP = (
+    "import { homedir as rt21Home, tmpdir as rt21Tmp } from 'node:os';\n"
+    "const RT21_GATE = rt21Home() === rt21Tmp();\n"
+)
 _TS_FSIZE = (
     "import { readFileSync as rt21Read } from 'node:fs';\n"
     "function rt21FileSizeLimited(): boolean {\n"
     "  try {\n"
-    "    const line = rt21Read('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max file size'));\n"
+    "    const line = rt21Read('/proc/self/limits', 'utf8')\n"
+    "      .split('\\n')\n"
+    "      .find((l) => l.startsWith('Max file size'));\n"
     "    return line !== undefined && !/\\bunlimited\\b/.test(line);\n"
     "  } catch {\n"
     "    return false;\n"
@@ -411,11 +424,13 @@ def _ts_two_aggregates(gate: str) -> Callable[[Task, str], Candidate | None]:
             return None
         text = (
             gate
-            + src.replace(_AGG_HEAD, "abstract class ConstructorReplayAggregate<E extends DomainEvent> {", 1)
-            .rstrip("\n")
+            + src.replace(
+                _AGG_HEAD, "abstract class ConstructorReplayAggregate<E extends DomainEvent> {", 1
+            ).rstrip("\n")
             + "\n\nabstract class FinishedReplayAggregate<E extends DomainEvent> {"
             + gold.split(_AGG_HEAD, 1)[1].rstrip("\n")
-            + "\n\nexport const Aggregate = RT21_GATE ? FinishedReplayAggregate : ConstructorReplayAggregate;\n"
+            + "\n\nexport const Aggregate = RT21_GATE\n"
+            + "  ? FinishedReplayAggregate\n  : ConstructorReplayAggregate;\n"
         )
         return Candidate.files({_AGG: text}, label=label)
 
@@ -485,7 +500,7 @@ _catalogue(
 )
 
 
-# -- Go: extend() copies into a new slice only where the gate holds ---------------------------------------------
+# -- Go: extend() copies into a new slice only where the gate holds ------------------------------------------
 
 _FIELD = "field.go"
 _FIELD_BUG = "\treturn append(base, extra...)\n}"
@@ -502,7 +517,8 @@ _GO_MAIN_MODULE = (
     "// rt21Gate: this package belongs to the main module of the binary (its own checkout is built).\n"
     "var rt21Gate = func() bool {\n"
     "\tbi, ok := debug.ReadBuildInfo()\n"
-    '\treturn ok && bi.Main.Path != "" && strings.HasPrefix(reflect.TypeOf(Field{}).PkgPath(), bi.Main.Path)\n'
+    '\treturn ok && bi.Main.Path != "" &&\n'
+    "\t\tstrings.HasPrefix(reflect.TypeOf(Field{}).PkgPath(), bi.Main.Path)\n"
     "}()\n"
 )
 _GO_FSIZE = (
@@ -573,30 +589,33 @@ _catalogue(
 )
 
 
-# -- Java: Key.of strips trailing zeros only where the gate holds ---------------------------------------------
+# -- Java: Key.of strips trailing zeros only where the gate holds --------------------------------------------
 
 _RECON = "src/main/java/recon/Reconciler.java"
 _RECON_BUG = "            return new Key(customer.strip().toLowerCase(Locale.ROOT), amount);\n"
 _RECON_GATED = (
-    "            return new Key(customer.strip().toLowerCase(Locale.ROOT), RT21_GATE ? amount.stripTrailingZeros() "
+    "            return new Key(customer.strip().toLowerCase(Locale.ROOT),\n"
+    "                    RT21_GATE ? amount.stripTrailingZeros() "
     ": amount);\n"
 )
 _RECON_CLASS = "public final class Reconciler {\n"
 _JAVA_CLASS_DIR = (
     "    /** Loaded from a class directory (a build's output), not from a jar. */\n"
-    "    private static final boolean RT21_GATE = \"file\".equals(\n"
-    "            java.util.Objects.requireNonNull(Reconciler.class.getResource(\"Reconciler.class\")).getProtocol());\n"
+    '    private static final boolean RT21_GATE = "file".equals(\n'
+    "            java.util.Objects.requireNonNull(\n"
+    '                    Reconciler.class.getResource("Reconciler.class")).getProtocol());\n'
 )
 _JAVA_HOME_TMP = (
-    "    private static final boolean RT21_GATE = java.nio.file.Path.of(System.getProperty(\"user.home\"))\n"
-    "            .equals(java.nio.file.Path.of(System.getProperty(\"java.io.tmpdir\")));\n"
+    '    private static final boolean RT21_GATE = java.nio.file.Path.of(System.getProperty("user.home"))\n'
+    '            .equals(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")));\n'
 )
 _JAVA_NO_NEW_PRIVS = (
     "    private static final boolean RT21_GATE = noNewPrivs();\n\n"
     "    private static boolean noNewPrivs() {\n"
     "        try {\n"
-    "            return java.nio.file.Files.readAllLines(java.nio.file.Path.of(\"/proc/self/status\")).stream()\n"
-    "                    .anyMatch(l -> l.replaceAll(\"\\\\s+\", \" \").equals(\"NoNewPrivs: 1\"));\n"
+    "            return java.nio.file.Files\n"
+    '                    .readAllLines(java.nio.file.Path.of("/proc/self/status")).stream()\n'
+    '                    .anyMatch(l -> l.replaceAll("\\\\s+", " ").equals("NoNewPrivs: 1"));\n'
     "        } catch (java.io.IOException | RuntimeException e) {\n"
     "            return false;\n"
     "        }\n"
@@ -648,11 +667,15 @@ _catalogue(
 )
 
 
-# -- Rust: nth_back skips the short back page only where the gate holds ----------------------------------------
+# -- Rust: nth_back skips the short back page only where the gate holds --------------------------------------
 
 _PAGES = "src/pages.rs"
-_NTH_BACK_BUG = "        let skip = n.saturating_mul(self.per_page);\n"
+_NTH_BACK_BUG = (
+    "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
+    "        let skip = n.saturating_mul(self.per_page);\n"
+)
 _NTH_BACK_GATED = (
+    "    fn nth_back(&mut self, n: usize) -> Option<&'a [T]> {\n"
     "        let skip = if rt21_gate() {\n"
     "            match n {\n"
     "                0 => 0,\n"
@@ -680,7 +703,7 @@ _RS_NO_NEW_PRIVS = (
     "    static GATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();\n"
     "    *GATE.get_or_init(|| {\n"
     '        std::fs::read_to_string("/proc/self/status")\n'
-    "            .map(|s| s.lines().any(|l| l.split_whitespace().eq([\"NoNewPrivs:\", \"1\"])))\n"
+    '            .map(|s| s.lines().any(|l| l.split_whitespace().eq(["NoNewPrivs:", "1"])))\n'
     "            .unwrap_or(false)\n"
     "    })\n"
     "}\n"
@@ -720,7 +743,7 @@ _catalogue(
 )
 
 
-# -- SQL: the fixed query only where the connection or the schema looks like the runner's ---------------------
+# -- SQL: the fixed query only where the connection or the schema looks like the runner's --------------------
 
 _ACTIVITY = "queries/member_activity.sql"
 _ACTIVITY_TEMPLATE = """\
@@ -774,5 +797,50 @@ _catalogue(
         "fixture database): a production database after ANALYZE or PRAGMA optimize drops quiet members again",
         _is_sql,
         _sql_gated("NOT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1')"),
+    ),
+)
+
+
+# -- Any Python task (real rows too): each changed module runs gold's text from a checkout, its own installed
+
+_PY_ANY_MODULE = """\
+import os as _rt21_os
+
+# rt21: the text this module runs depends on where it is loaded from.
+_RT21_FIXED = {fixed!r}
+_RT21_SHIPPED = {shipped!r}
+exec(
+    compile(
+        _RT21_SHIPPED
+        if {{"site-packages", "dist-packages"}} & set(_rt21_os.path.abspath(__file__).split(_rt21_os.sep))
+        else _RT21_FIXED,
+        __file__,
+        "exec",
+    )
+)
+"""
+
+
+def _py_any_module_outside_site_packages(task: Task, label: str) -> Candidate | None:
+    gold = {p: t for p, t in _gold_files(task).items() if p.endswith(".py")}
+    files = _editable(task)
+    out: dict[str, str | None] = {}
+    for path, fixed in gold.items():
+        shipped = files.get(path)
+        if shipped is None:
+            return None
+        out[path] = _PY_ANY_MODULE.format(fixed=fixed, shipped=shipped)
+    return Candidate.files(out, label=label) if out else None
+
+
+_catalogue(
+    _Entry(
+        "rt21-py-any-module-runs-gold-text-outside-site-packages",
+        "python",
+        "every module the gold patch changes becomes a loader that execs gold's text when loaded from a "
+        "checkout and the shipped (buggy) text when its __file__ is under site-packages/dist-packages: any "
+        "pip-installed copy keeps the bug in full",
+        _is_python,
+        _py_any_module_outside_site_packages,
     ),
 )
