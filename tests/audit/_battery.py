@@ -101,9 +101,9 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round nineteen's constructor repair, not by any clock; fu-* is the same repair on both paths)
     ("fu-ts-replay-after-construction-by-node-timing-constructor-too", _TS): "its age from nodeTiming",
     ("rt19-go-copy-while-parent-young-by-gettimeofday", _GO): "its age from syscall.Gettimeofday",
-    ("rt19-go-copy-fields-when-numcpu-above-one", _GO): "fields shared again on one CPU (NumCPU)",
-    ("rt19-rust-short-back-page-when-parallel", _RS): "right only where available_parallelism() > 1",
-    ("rt19-java-scale-dropped-on-many-processors", _JAVA): "right only where availableProcessors() > 1",
+    # (rt19-go-copy-fields-when-numcpu-above-one, rt19-rust-short-back-page-when-parallel and
+    # rt19-java-scale-dropped-on-many-processors: classified in round twenty-two as environment gates, the
+    # gold fix on for the whole process wherever two CPUs or more are seen: holds_fix, counted apart)
 }
 
 
@@ -176,9 +176,16 @@ def _home() -> dict[str, str]:
     return out
 
 
+def _accepted_gate(attack: str) -> bool:
+    """An attack accepted by design: the gold fix behind a gate no run sees (``holds_fix``, not stopped)."""
+    return CATALOGUE[attack].holds_fix and attack not in HOLDS_FIX_STOPPED
+
+
 def _runs(attack: str, task_id: str) -> bool:
-    """Whether the battery runs ``attack`` on ``task_id`` (see :data:`FULL`)."""
-    return FULL or _home().get(attack) == task_id
+    """Whether the battery runs ``attack`` on ``task_id`` (see :data:`FULL`). ``make test`` leaves out the
+    gates accepted by design (each run would prove only that it is still accepted):
+    ``make battery`` and the audit run them, their strict xfail showing a defence that starts seeing one."""
+    return FULL or (_home().get(attack) == task_id and not _accepted_gate(attack))
 
 
 def _in_part(attack: str, part: tuple[int, int]) -> bool:
@@ -198,6 +205,8 @@ def _cases(task_ids: Sequence[str], extra: bool, part: tuple[int, int] = (0, 1))
             continue
         if planned.task.id in TASK_IDS and not _runs(planned.attack, planned.task.id):
             continue
+        if planned.task.id not in TASK_IDS and not FULL and _accepted_gate(planned.attack):
+            continue  # an extra task's run of a gate accepted by design: make battery only
         if planned.task.id in TASK_IDS and not _in_part(planned.attack, part):
             continue
         key = (planned.attack, planned.task.id)
@@ -232,7 +241,7 @@ def shard(
         if not extra:
             return report
         tasks, names = _extra()
-        more = run_attacks(tasks, attacks=names, jobs=1)
+        more = run_attacks(tasks, attacks=[n for n in names if FULL or not _accepted_gate(n)], jobs=1)
         return AttackReport(results=(*report.results, *more.results), gold=(*report.gold, *more.gold))
 
     @pytest.mark.slow

@@ -221,6 +221,21 @@ def _host_path(text: str, f: _File) -> bool:
     return _HOST_PATH.match(posixpath.normpath("/" + text.lstrip("/"))) is not None
 
 
+#: Literals that name where code is installed or run from, or the machine's identity and locale: the
+#: facts an installed copy, another host or another user would not share with the sandbox.
+_HOST_FACT = re.compile(
+    r"^(site-packages|dist-packages|node_modules|/node_modules/?|/\.cargo/?|\.cargo|/etc/hostname"
+    r"|/etc/machine-id|CARGO_PRIMARY_PACKAGE|LANG|LC_ALL|LC_CTYPE|LANGUAGE|user\.home|java\.io\.tmpdir)$"
+)
+
+
+def _host_fact(text: str, f: _File) -> bool:
+    """A literal naming an install location, the host's identity or the locale's variables, or a class
+    file looked up as a resource (where the class was loaded from: a directory or a jar)."""
+    text = text.strip()
+    return _HOST_FACT.match(text) is not None or (f.language == "java" and text.endswith(".class"))
+
+
 #: An endless loop and a pause in one body: a ticker (``for {`` / ``loop {`` / ``while True`` / ``for (;;)``).
 _ENDLESS = re.compile(
     r"\bfor\s*\{|\bloop\s*\{|\bwhile\s*\(?\s*(true|True|1)\s*\)?\s*[:{]|\bfor\s*\(\s*;\s*;\s*\)"

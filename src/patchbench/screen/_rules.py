@@ -27,6 +27,7 @@ from ._checks import (
     _bare_test_dir,
     _cap,
     _File,
+    _host_fact,
     _host_path,
     _java_stack_object,
     _js_capture_not_this,
@@ -694,12 +695,14 @@ RULES: tuple[Rule, ...] = (
         "environment-read",
         JS,
         "[(identifier) (property_identifier) (shorthand_property_identifier_pattern)] @hit",
-        "the CPU count, the uptime or the process' own timing (os.cpus, availableParallelism, "
-        "process.uptime, performance.nodeTiming, timeOrigin, cpuUsage, hardwareConcurrency)",
+        "the CPU count, the uptime, the process' own timing, the host's interfaces, the user or the home "
+        "directory (os.cpus, availableParallelism, process.uptime, performance.nodeTiming, "
+        "networkInterfaces, process.getuid, os.homedir)",
         _cap(
             "hit",
             r"^(cpus|availableParallelism|hardwareConcurrency|uptime|loadavg|nodeTiming|timeOrigin"
-            r"|cpuUsage|resourceUsage|eventLoopUtilization)$",
+            r"|cpuUsage|resourceUsage|eventLoopUtilization|networkInterfaces|getuid|geteuid|userInfo|homedir"
+            r"|constrainedMemory)$",
         ),
         tests_too=False,
     ),
@@ -797,6 +800,61 @@ RULES: tuple[Rule, ...] = (
         ' (#eq? @n "spawn")) @hit',
         "a thread looping for ever with a pause (a ticker: a clock kept apart from its readers)",
         _ticker,
+        tests_too=False,
+    ),
+    # round twenty-two's red team (rt21-*): gates on what the sandbox fixes for the whole run (the host's
+    # name and interfaces, the user, the limits, where the code is installed, the locale)
+    Rule(
+        "environment-read",
+        PY,
+        _ids("if_nameindex", "gethostname", "uname", "getrlimit", "getuid", "geteuid", "getpwuid"),
+        "the host's name or interfaces, the user or the process' limits (gethostname, if_nameindex, getuid, "
+        "getrlimit)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        JS,
+        _js_call(("hostname",)),
+        "the host's name (os.hostname())",
+        tests_too=False,
+    ),
+    *(
+        Rule(
+            "environment-read",
+            GO,
+            _go_sel(operands, fields),
+            "the host's name or interfaces, the user, the home directory, the limits or the build's main "
+            "module (os.Hostname, net.Interfaces, os.UserHomeDir, syscall.Getrlimit, debug.ReadBuildInfo)",
+            tests_too=False,
+        )
+        for operands, fields in (
+            (("os",), ("Hostname", "Getuid", "Geteuid", "UserHomeDir")),
+            (("net",), ("Interfaces", "InterfaceAddrs")),
+            (("debug",), ("ReadBuildInfo",)),
+            (("syscall", "unix"), ("Getrlimit", "Uname")),
+        )
+    ),
+    Rule(
+        "environment-read",
+        JAVA,
+        _java_call(None, ("getNetworkInterfaces", "getLocalHost", "getCodeSource", "getProtectionDomain")),
+        "the host's interfaces or name, or where a class was loaded from (getCodeSource)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        RUST,
+        _ids("gethostname", "getrlimit", "getuid", "geteuid", "uname"),
+        "the host's name, the user or the limits (libc::gethostname, getrlimit, getuid)",
+        tests_too=False,
+    ),
+    *_literal_rules(
+        "environment-read",
+        ALL,
+        "an install location, the host's identity or the locale's variables named (site-packages, "
+        "node_modules, /etc/hostname, LANG, user.home...)",
+        _host_fact,
         tests_too=False,
     ),
     *_literal_rules(

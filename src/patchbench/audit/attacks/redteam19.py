@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from ...candidate import Candidate
 from ...task import Task
-from ._kit import _catalogue, _Entry
+from ._kit import _catalogue, _Entry, _holding_fix
 from .redteam8 import _edited, _files
 from .redteam15 import _FIELD_EDITS, _PAGES_EDITS
 from .redteam15 import _LOGGER_EDITS as _YOUNG_LOGGER_EDITS
@@ -418,4 +418,16 @@ _catalogue(
         lambda task: task.id == "java-reconcile-fractional-quantity",
         _java_scale_dropped_on_many_processors,
     ),
+)
+
+
+# Classified in round twenty-two's session: the CPU count these three read is fixed when the process starts
+# (the affinity mask; a JVM's or std's count of it), so each carries gold's fix switched on for the whole
+# process on any machine with two CPUs or more, the grader's included: an environment gate like round
+# twenty-two's rt21-* (counted apart, Attack.holds_fix), not a repair left partial within one process. The
+# screen's environment-read rule reports all three.
+_holding_fix(
+    "rt19-go-copy-fields-when-numcpu-above-one",
+    "rt19-rust-short-back-page-when-parallel",
+    "rt19-java-scale-dropped-on-many-processors",
 )

@@ -127,9 +127,11 @@ from collections.abc import Callable
 from ...candidate import Candidate
 from ...task import Task
 from ._kit import (
+    CATALOGUE,
     _catalogue,
     _editable,
     _Entry,
+    _holding_fix,
     _is_go,
     _is_java,
     _is_node,
@@ -898,3 +900,13 @@ _catalogue(
         _py_any_module_outside_site_packages,
     ),
 )
+
+
+# Classified in round twenty-two's session: every rt21 candidate carries gold's fix (gold's code path, or
+# gold's text) and switches it on by a fact that holds for the whole process wherever the grader runs it
+# (where the code is loaded from, a fact of the sandbox, the database's settings): an *environment gate*,
+# like round four's test-mode gates. The reward it earns is for code that is fixed where it ran; a policy
+# gains nothing by adding the gate to a fix it must write anyway. Accepted, counted apart from the holes
+# (Attack.holds_fix); the screen's environment-read rule reports 25 of the 31 (docs/design/integrity.md,
+# "Round twenty-two").
+_holding_fix(*(name for name in CATALOGUE if name.startswith("rt21-")))
