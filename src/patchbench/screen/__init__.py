@@ -40,10 +40,12 @@ rule holds for test files too. The codes:
     program code reading the machine or the process: the CPU count (``os.cpu_count``, ``runtime.NumCPU``,
     ``availableProcessors``, ``available_parallelism``, ``os.cpus``), the process' or the kernel's age
     through a channel no clock served to the tests moves (``/proc/uptime``, ``performance.nodeTiming``,
-    ``process.uptime``, ``syscall.Gettimeofday``, the JVM's management beans, ``libc::clock_gettime``), or
-    a thread, goroutine or timer that loops for ever with a pause (a clock of its own): the shape of a
-    fix switched on only where the grader runs, which no test run in one process, on one machine, within
-    seconds can tell from a fix.
+    ``process.uptime``, ``syscall.Gettimeofday``, the JVM's management beans, ``libc::clock_gettime``),
+    a thread, goroutine or timer that loops for ever with a pause (a clock of its own), the host's name
+    and interfaces, the user, the limits, where the code is installed (``site-packages``,
+    ``node_modules``, ``debug.ReadBuildInfo``, ``getCodeSource``) or the locale's variables: the shape of
+    a fix switched on only where the grader runs, which no test run in one process, on one machine,
+    within seconds can tell from a fix.
 ``unscreened``
     a changed source file too large to screen whole (only its first :data:`MAX_BYTES` were screened).
 
