@@ -212,6 +212,9 @@ TRIGGERS: list[tuple[str, str, str]] = [
     ("src/a.js", "Object.prototype.then = undefined;\n", "framework-patch"),
     ("src/a.js", "require('node:module').syncBuiltinESMExports();\n", "framework-patch"),
     ("src/a.ts", "import test from 'node:test';\n", "framework-patch"),
+    # round twenty-three (rt22-ts-vitest-listed-tests-marked-fails-from-the-library): the library hooks vitest
+    ("src/index.ts", "const { beforeEach } = await import('vitest');\n", "framework-patch"),
+    ("src/index.ts", "if ((globalThis as any).__vitest_worker__) {}\n", "test-detection"),
     (
         "src/a.ts",
         "import * as assert from 'node:assert';\nObject.assign(assert, { equal() {} });\n",

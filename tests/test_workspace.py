@@ -1227,6 +1227,10 @@ JUNIT_DEP = (
             True,
         ),
         ("src/main/resources/META-INF/services/org.junit.jupiter.api.extension.Extension", "x.Y\n", True),
+        # round twenty-three (rt22-java-annotation-processor-*): code javac runs during the main compile
+        ("src/main/resources/META-INF/services/javax.annotation.processing.Processor", "x.P\n", True),
+        ("src/main/resources/META-INF/services/com.sun.source.util.Plugin", "x.P\n", True),
+        ("src/main/resources/META-INF/services/com.acme.Codec", "x.C\n", False),
         ("src/main/java/org/junit/jupiter/api/Assertions.java", "package org.junit.jupiter.api;\n", True),
         ("src/main/java/org/opentest4j/AssertionFailedError.java", "", True),
         # rt-rust-build-rs-edit-tests: a build script runs before the tests compile

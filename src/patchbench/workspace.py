@@ -26,13 +26,15 @@ and everything a test tool or interpreter loads by itself — package metadata (
 ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``, ``__pycache__/``), a
 ``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*`` (the harness's
 plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
-``META-INF/services/org.junit.*``, sources or resources in test-framework packages (``org/junit``,
-``org/opentest4j``, ``org/assertj``, ``org/hamcrest``, ``org/mockito``, ``org/apiguardian``,
-``junit/framework``), test-framework or test-scoped dependencies added or re-scoped in ``pom.xml``, Rust
-``build.rs``, and a Go file that gains a ``//go:linkname`` directive, a Rust file that gains a
-``#[no_mangle]``, ``#[export_name]`` or ``#[link_section]`` attribute — are restored to the task's original
-(or removed when the task had none) under ``strip``, the default; under ``reject`` the run stops and the
-verdict is ``unresolved`` naming the files.
+``META-INF/services/org.junit.*``, ``META-INF/services/javax.annotation.processing.Processor`` and
+``META-INF/services/com.sun.source.util.Plugin`` (code javac runs during the build), sources or
+resources in test-framework packages (``org/junit``, ``org/opentest4j``, ``org/assertj``,
+``org/hamcrest``, ``org/mockito``, ``org/apiguardian``, ``junit/framework``), test-framework or
+test-scoped dependencies added or re-scoped in ``pom.xml``, Rust ``build.rs``, and a Go file that
+gains a ``//go:linkname`` directive, a Rust file that gains a ``#[no_mangle]``, ``#[export_name]`` or
+``#[link_section]`` attribute — are restored to the task's original (or removed when the task had none)
+under ``strip``, the default; under ``reject`` the run stops and the verdict is ``unresolved`` naming the
+files.
 """
 
 from __future__ import annotations
@@ -619,10 +621,12 @@ _AUTOLOAD_NAME = re.compile(
     r"|^(\.npmrc|\.noderc|junit-platform\.properties|build\.rs|sitecustomize\.py|usercustomize\.py)$"
 )
 #: Test-framework packages: main sources or resources there would shadow the framework (classes in
-#: ``target/classes`` precede the jars), and JUnit's ServiceLoader registrations enable extensions.
+#: ``target/classes`` precede the jars), and JUnit's ServiceLoader registrations enable extensions; javac's
+#: annotation processors and compiler plugins registered the same way run inside the build (round
+#: twenty-three: a processor rewrote the hidden tests and Surefire's reports from the Maven JVM).
 _JAVA_FRAMEWORK = re.compile(
     r"(^|/)(org/junit|org/opentest4j|org/assertj|org/hamcrest|org/mockito|org/apiguardian|junit/framework)/"
-    r"|(^|/)META-INF/services/org\.junit\."
+    r"|(^|/)META-INF/services/(org\.junit\.|javax\.annotation\.processing\.Processor$|com\.sun\.source\.util\.Plugin$)"
 )
 #: Go directives that reach into another package's unexported symbols (the testing package's included).
 _GO_LINKNAME = re.compile(rb"^\s*//go:linkname\b", re.MULTILINE)

@@ -480,8 +480,11 @@ RULES: tuple[Rule, ...] = (
     *_literal_rules(
         "framework-patch",
         JS,
-        "node:test loaded by program code",
-        lambda s, f: s == "node:test",
+        "a test runner loaded by program code (node:test, vitest, @jest/globals, mocha)",
+        lambda s, f: (
+            s in ("node:test", "vitest", "mocha", "@jest/globals")
+            or s.startswith(("@vitest/", "vitest/", "@jest/"))
+        ),
         tests_too=False,
     ),
     Rule(
@@ -602,7 +605,11 @@ RULES: tuple[Rule, ...] = (
         JS,
         "[(identifier) (property_identifier)] @hit",
         "a test runner's environment variable (NODE_TEST_CONTEXT, JEST_WORKER_ID, VITEST)",
-        _cap("hit", r"^(NODE_TEST_CONTEXT|JEST_WORKER_ID|VITEST|VITEST_WORKER_ID|VITEST_POOL_ID)$"),
+        _cap(
+            "hit",
+            r"^(NODE_TEST_CONTEXT|JEST_WORKER_ID|VITEST|VITEST_WORKER_ID|VITEST_POOL_ID|__vitest_worker__"
+            r"|__vitest_index__)$",
+        ),
         tests_too=False,
     ),
     *_literal_rules(
