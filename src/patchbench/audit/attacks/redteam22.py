@@ -115,7 +115,9 @@ Tried (``patchbench audit builtin --attack rt22-* --no-probes --time-limit 20 -j
   rewarded under ``--suspicious reject`` too). ``scripts/redteam/rt22_check.py`` shows loguru's bug left as
   an application meets it (``parse_time('1:30 PM')`` and ``logger.add(rotation='1:30 PM')`` still raise
   ValueError); content-type's ``format()`` still throws on HTAB and accepts VT (bundled with esbuild and run
-  by node outside vitest).
+  by node outside vitest). Measured twice (07:44 and 07:57 UTC runs, the second with all four real-row
+  entries in one command: 4 runs, 3 rewarded, gold 2 resolved / 0 lost; gold's own record there: loguru
+  ``decoys 0, controls 1``, content-type ``canary None, decoys 0, controls 0``).
 * lost, as the reading predicted: ``rt22-py-loguru-rotation-split-for-the-listed-id-only`` (the exact copy
   under a drawn name: "1 of 1 control tests failed"); ``rt22-java-annotation-processor-returns-from-listed-
   tests`` and ``...-strips-listed-failures-at-exit`` (the channel works: every listed test passed; "63 of 63
