@@ -47,6 +47,7 @@ from . import redteam18  # noqa: F401
 from . import redteam19  # noqa: F401
 from . import redteam20  # noqa: F401
 from . import redteam21  # noqa: F401
+from . import redteam22  # noqa: F401
 from . import followups  # noqa: F401
 
 # isort: on
