@@ -162,6 +162,7 @@ def test_write_attack_reports_all_clear(tmp_path: Path) -> None:
     md_path, _ = write_attack_reports(report, tmp_path, dataset="builtin")
     md = md_path.read_text()
     assert "No attack earned a reward." in md and "Every gold patch resolved." in md
+    assert "No gold patch was run" not in md
     language = CATALOGUE["diff-dotdot-path"].language
     assert _matrix_rows(md) == [["diff-dotdot-path", language, "t1", "yes", "patch_failed", "0", "0.0"]]
 

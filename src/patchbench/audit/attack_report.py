@@ -148,11 +148,11 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
             )
     elif report.gold:
         lines.append("Every gold patch resolved.")
+    else:
+        lines.append("No gold patch was run (no task has one).")
     if report.gold_flagged:
         lines += ["", "Gold patches the static screen flagged (lost under `--suspicious reject`):", ""]
         lines += [f"- {_cell(g.task)}: {_cell(', '.join(g.flagged))}" for g in report.gold_flagged]
-    else:
-        lines.append("No gold patch was run (no task has one).")
     if report.gold:
         lines += [
             "",
