@@ -193,18 +193,25 @@ def _perturbed_check(stmt: ast.stmt) -> ast.stmt | None:
     return None
 
 
-def _decoy_function(fn: ast.FunctionDef, name: str) -> ast.FunctionDef | None:
+def _decoy_function(fn: ast.FunctionDef, name: str, case_id: str = "") -> ast.FunctionDef | None:
     """The F2P test ``fn`` cut at its first top-level equality check against a literal, that literal
     perturbed: correct code fails it there (everything before it passed on correct code), an oracle that
-    answers whatever the check expects passes it."""
+    answers whatever the check expects passes it. A parametrized test: its expectation parameter rebound
+    (:func:`_parametrized_decoy`), else its listed case (``case_id``) written in and cut the same way."""
     import copy
 
     decorators = [ast.unparse(d) for d in fn.decorator_list]
     if any(_SKIP_DECORATORS.search(d) for d in decorators):
         return None
     if any("parametrize" in d for d in decorators):
-        # Cases outside the task's lists may fail on correct code: only a value no answer can equal.
-        return _parametrized_decoy(fn, name)
+        # Cases outside the task's lists may fail on correct code: a value no answer can equal, or the
+        # listed case itself (round twenty-three: loguru's expectation is a list in the body, the same for
+        # every case, and an oracle read it from the calling test's source)
+        rebound = _parametrized_decoy(fn, name)
+        if rebound is not None:
+            return rebound
+        case = _one_case(fn, case_id, listed=True)
+        return _decoy_function(case, name) if case is not None else None
     for i, stmt in enumerate(fn.body):
         check = _perturbed_check(stmt)
         if check is not None:
@@ -465,7 +472,7 @@ def plan_decoys(
         if passing:
             continue
         name = _draw(fn.name, text, rng, taken)
-        decoy = _decoy_function(fn, name)
+        decoy = _decoy_function(fn, name, case_id)
         if decoy is None:
             continue
         eligible += 1
@@ -1215,40 +1222,26 @@ def _parametrize_names(call: ast.Call) -> list[str] | None:
     return None
 
 
-def _case_index(call: ast.Call, cases: list[ast.expr], case_id: str) -> int:
-    """Which of a parametrization's ``cases`` has the id ``case_id`` (an ``ids=[..]`` list written out, or a
-    ``pytest.param(.., id=..)``); else one drawn by the secret shift."""
-    ids = next((k.value for k in call.keywords if k.arg == "ids"), None)
-    for i, case in enumerate(cases):
-        named = (
-            ids.elts[i] if isinstance(ids, (ast.List, ast.Tuple)) and i < len(ids.elts)
-            else next((k.value for k in case.keywords if k.arg == "id"), None)
-            if isinstance(case, ast.Call) else None
-        )  # fmt: skip
-        if case_id and isinstance(named, ast.Constant) and named.value == case_id:
-            return i
-    return INPUT_SHIFT.get() % len(cases)
+def _auto_id(value: ast.expr, name: str, index: int) -> str:
+    """The id pytest gives one parameter's value when the test does not name its cases: a scalar written
+    out as itself (a string escaped to ASCII), anything else the parameter's name and the case's index."""
+    try:
+        v = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return f"{name}{index}"
+    if isinstance(v, str):
+        return v.encode("unicode_escape").decode("ascii")
+    if isinstance(v, bytes):
+        return v.decode("ascii", "backslashreplace")
+    if v is None or isinstance(v, (bool, int, float, complex)):
+        return str(v)
+    return f"{name}{index}"
 
 
-def _one_case(fn: ast.FunctionDef, case_id: str = "") -> ast.FunctionDef | None:
-    """A test under one ``parametrize`` decorator (its only one) as a plain function: one case (the one
-    with ``case_id``, a listed case, where its id is written out; else drawn by the secret shift) written
-    in wherever a parameter is read; None for any other decorator, a parameter the test assigns or takes
-    from a fixture, or a case not written out."""
-    if len(fn.decorator_list) != 1 or not isinstance(fn.decorator_list[0], ast.Call):
-        return None
-    call = fn.decorator_list[0]
-    names = _parametrize_names(call)
-    values = call.args[1] if len(call.args) > 1 else None
-    params = [a.arg for a in fn.args.args]
-    if names is None or not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
-        return None
-    if [p for p in params if p != "self"] != names or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
-        return None
-    case = values.elts[_case_index(call, values.elts, case_id)]
-    if isinstance(case, ast.Call) and _structure_py.callee(case) == "param":  # pytest.param(a, b, id=..)
-        if any(k.arg == "marks" for k in case.keywords):
-            return None
+def _case_values(case: ast.expr, names: list[str]) -> list[ast.expr] | None:
+    """A case's values, one per parameter (``pytest.param(a, b, ..)``, a tuple, or the value itself for
+    one parameter); None when they are not written out one by one."""
+    if isinstance(case, ast.Call) and _structure_py.callee(case) == "param":
         parts: list[ast.expr] = list(case.args)
     elif len(names) == 1:
         parts = [case]
@@ -1258,14 +1251,73 @@ def _one_case(fn: ast.FunctionDef, case_id: str = "") -> ast.FunctionDef | None:
         return None
     if len(parts) != len(names) or any(isinstance(p, ast.Starred) for p in parts):
         return None
+    return parts
+
+
+def _listed_case(call: ast.Call, cases: list[ast.expr], case_id: str) -> int | None:
+    """Which of a parametrization's ``cases`` has the id ``case_id``: an ``ids=[..]`` list written out, a
+    ``pytest.param(.., id=..)``, or the id pytest makes from the values (only where that id is unique:
+    pytest numbers repeated ids, differently across versions); None when no case has it."""
+    if not case_id:
+        return None
+    ids = next((k.value for k in call.keywords if k.arg == "ids"), None)
+    names = _parametrize_names(call) or []
+    made: list[str | None] = []
+    for i, case in enumerate(cases):
+        named = (
+            ids.elts[i] if isinstance(ids, (ast.List, ast.Tuple)) and i < len(ids.elts)
+            else next((k.value for k in case.keywords if k.arg == "id"), None)
+            if isinstance(case, ast.Call) else None
+        )  # fmt: skip
+        if isinstance(named, ast.Constant) and named.value == case_id:
+            return i
+        parts = _case_values(case, names) if ids is None and named is None and names else None
+        made.append("-".join(_auto_id(p, n, i) for p, n in zip(parts, names, strict=True)) if parts else None)
+    hits = [i for i, m in enumerate(made) if m == case_id]
+    return hits[0] if len(hits) == 1 and made.count(case_id) == 1 else None
+
+
+def _one_case(fn: ast.FunctionDef, case_id: str = "", *, listed: bool = False) -> ast.FunctionDef | None:
+    """A test under one ``parametrize`` decorator (its only one) as a plain function: one case (the one
+    with ``case_id``, a listed case, where its id is written out or pytest's own; else, unless ``listed``,
+    one drawn by the secret shift) written in wherever a parameter is read; the test's other arguments
+    (fixtures) kept. None for any other decorator, a parameter the test assigns or a fixture takes
+    (``indirect``), an argument with a default, or a case not written out."""
+    if len(fn.decorator_list) != 1 or not isinstance(fn.decorator_list[0], ast.Call):
+        return None
+    call = fn.decorator_list[0]
+    names = _parametrize_names(call)
+    values = call.args[1] if len(call.args) > 1 else None
+    params = [a.arg for a in fn.args.args]
+    if names is None or not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
+        return None
+    if (
+        not set(names) <= set(params)
+        or "self" in names
+        or any(k.arg == "indirect" for k in call.keywords)
+        or fn.args.defaults
+        or fn.args.vararg
+        or fn.args.kwarg
+        or fn.args.kwonlyargs
+        or fn.args.posonlyargs
+    ):
+        return None
+    index = _listed_case(call, values.elts, case_id)
+    if index is None and listed:
+        return None
+    case = values.elts[index if index is not None else INPUT_SHIFT.get() % len(values.elts)]
+    if isinstance(case, ast.Call) and any(k.arg == "marks" for k in case.keywords):
+        return None
+    parts = _case_values(case, names)
+    if parts is None:
+        return None
     bound = dict(zip(names, parts, strict=True))
     if any(isinstance(n, ast.Name) and n.id in bound and not isinstance(n.ctx, ast.Load)
            for n in ast.walk(fn)):  # fmt: skip
         return None
     out = copy.deepcopy(fn)
     out.decorator_list = []
-    out.args.args = [a for a in out.args.args if a.arg == "self"]
-    out.args.defaults = []
+    out.args.args = [a for a in out.args.args if a.arg not in bound]
 
     class _Inline(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.AST:
