@@ -650,13 +650,13 @@ class _Probe:
 #: ``scripts/redteam/shift_sweep.py``).
 SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "38"
+CONTROLS_VERSION = "39"
 
 
 def _has_controls(runner: str, task: Task) -> bool:
     """Whether this runner plants control tests (which need a calibration of the gold patch)."""
     return bool(task.gold_patch and task.fail_to_pass) and (
-        runner in ("pytest", "node-test", "go-test", "cargo-test", "junit")
+        runner in ("pytest", "node-test", "vitest", "jest", "mocha", "go-test", "cargo-test", "junit")
         or (runner == "tap" and task.language in ("python", "sql"))
     )
 
@@ -723,7 +723,7 @@ def _controls(
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
     # (and every runner with controls on moved inputs: one is kept only where the buggy code's values
     # differ)
-    native = runner in ("node-test", "go-test", "cargo-test", "junit")
+    native = runner in ("node-test", "vitest", "jest", "mocha", "go-test", "cargo-test", "junit")
     plan = [("gold", Candidate.gold())] + (
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )

@@ -269,6 +269,98 @@ def test_node_decoy_fails_on_correct_code_and_passes_for_an_oracle(tmp_path: Pat
         assert bool(re.search(rf"\nok \d+ - {re.escape(name)}\n", out)) is decoy_passes, out
 
 
+NESTED = """import { describe, it, assert } from 'vitest';
+import { lru } from '../src/lru.js';
+
+describe('lru', function () {
+  let spare;
+  beforeEach(() => { spare = 1; });
+
+  describe('keys', () => {
+    it('keeps numeric keys in use order', function () {
+      const c = lru(spare);
+      c.set(1, 'a');
+      assert.deepEqual(c.keys(), ['1']);
+    });
+  });
+
+  it('sizes', () => {
+    assert.strictEqual(lru(spare).size, 0);
+  });
+});
+
+describe('a > b', () => {
+  it('skipped: the title holds the separator', () => {
+    assert.strictEqual(lru(1).size, 0);
+  });
+});
+"""
+
+
+def test_a_test_inside_describe_is_keyed_by_its_titles_and_copied_at_the_end_of_its_block() -> None:
+    """Round twenty-three: content-type's tests (vitest) sit in ``describe`` blocks, and a copy placed at
+    the end of the file would lose the block's hooks and scope. A test is keyed like the reported id (the
+    titles joined by `` > ``), and its decoys and copies go before the closing brace of its innermost
+    block, at the test's indentation."""
+    task = _task(
+        "javascript",
+        "tests/lru.test.js",
+        NESTED,
+        [
+            "lru > keys > keeps numeric keys in use order",
+            "lru > sizes",
+            "a > b > skipped: the title holds the separator",
+        ],
+        ("npx", "vitest", "run"),
+    )
+    d = plan_native_decoys("javascript", task, task.hidden_tests, random.Random(7), probe=True)
+    assert sorted(d.probes.values()) == ["lru > keys > keeps numeric keys in use order", "lru > sizes"]
+    text = d.files["tests/lru.test.js"]
+    copy = next(n for n, k in d.probes.items() if k == "lru > keys > keeps numeric keys in use order")
+    inner = text.index("describe('keys'")
+    at = text.index(f"    it('{copy}', function () {{\n      const c = lru(spare);")
+    assert inner < at < text.index("\n  });\n\n  it('sizes'"), text
+    top = next(n for n, k in d.probes.items() if k == "lru > sizes")
+    assert text.index("\n  it('sizes'") < text.index(f"  it('{top}'") < text.index("describe('a > b'")
+    plain = plan_native_decoys("javascript", task, task.hidden_tests, random.Random(7))
+    assert plain.eligible == 2 and len(plain.names) == 2  # deepEqual's '1' and strictEqual's 0 perturbed
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_copies_inside_describe_run_in_their_block_under_node_test(tmp_path: Path) -> None:
+    """Real ``node --test``: a copy planted in a ``describe`` is reported under the block's titles and
+    sees what the block set up (a copy at the end of the file would not: ``spare`` is the block's)."""
+    text = NESTED.replace(
+        "import { describe, it, assert } from 'vitest';",
+        "import { describe, it, beforeEach } from 'node:test';\nimport assert from 'node:assert/strict';",
+    ).split("describe('a > b'")[0]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "src" / "lru.js").write_text(
+        "export const lru = (n) => { if (n !== 1) throw new Error('no spare'); const m = new Map(); "
+        "return { set: (k, v) => m.set(String(k), v), keys: () => [...m.keys()], get size() { return m.size; } }; };\n"
+    )
+    task = _task(
+        "javascript",
+        "tests/lru.test.js",
+        text,
+        ["lru > keys > keeps numeric keys in use order"],
+        ("node", "--test"),
+    )
+    d = plan_native_decoys("javascript", task, task.hidden_tests, random.Random(7), probe=True)
+    [copy] = d.probes
+    (tmp_path / "tests" / "lru.test.js").write_text(d.files["tests/lru.test.js"])
+    out = subprocess.run(
+        ["node", "--test", "--test-reporter=spec", "tests/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert f"✔ {copy}" in out.stdout, out.stdout + out.stderr  # (the decoy planted beside it fails)
+
+
 RUST = """//! tests
 use feed::Feed;
 

@@ -30,6 +30,10 @@ node-test       a ``node:test`` test appended to a hidden test file the command 
                 ``import()``, which CommonJS and ES modules both accept; TypeScript: static imports)
 go-test         a ``zz_pb_canary_<nonce>_test.go`` file in the hidden tests' package
 cargo-test      a ``#[test]`` function appended to a hidden ``.rs`` test file
+vitest, jest,   a test at the end of a hidden test file the command runs, failing only where the framework's
+mocha           own assertions work (Vitest: its imported ``expect``/``assert``; Jest: the global ``expect``;
+                Mocha: none), with decoys and control copies where node:test's go (a test inside
+                ``describe`` gets them at the end of its block)
 junit           a failing ``@Test`` method (JUnit 5 or 4) added to the primary class of a hidden test file;
                 none in a multi-module Maven build (a failing module stops the modules after it)
 tap (SQL)       a failing case added to the hidden cases file (the ``sqltap`` format only), with *control*
@@ -37,7 +41,7 @@ tap (SQL)       a failing case added to the hidden cases file (the ``sqltap`` fo
                 (calibrated once per task), against answer lookup (:mod:`patchbench.canary._sql`)
 ==============  ==========================================================================================
 
-Other runners (Jest/Vitest/Mocha, other SQL harnesses, script verifiers) get no canary yet. Planting never
+Other runners (other SQL harnesses, script verifiers) get no canary yet. Planting never
 touches test data (fixtures, snapshots, compile-fail cases) and never a file that does not belong to
 the runner's framework.
 

@@ -67,6 +67,9 @@ class _Found:
     param: str  # Go: the *testing.T parameter's name
     # Go: the task's variadic functions (see variadic_functions), for the arity and kinds variants
     variadic: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
+    # JS: a test inside describe(): where a planted test goes (the end of the innermost describe's body, so
+    # it keeps the block's hooks and scope); -1: the end of the file
+    at: int = -1
 
 
 # -- literals --------------------------------------------------------------------------------------------
@@ -870,27 +873,56 @@ def _rust_tests(
         yield full, _Found(path, src, fn, attrs[0].start_byte, fn.end_byte, body, name, "")
 
 
-def _js_tests(src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found]]:
-    """Top-level ``test('name', fn)`` / ``it('name', fn)`` calls (not inside ``describe``)."""
+#: The calls that group tests in node:test, Jest, Vitest and Mocha (BDD and TDD interfaces).
+_JS_GROUPS = ("describe", "suite", "context")
+
+
+def _js_call(src: bytes, stmt: Node, callees: tuple[str, ...]) -> tuple[Node, Node, Node] | None:
+    """``callee('title', function/arrow)`` as a statement: (its title, its function, its body block)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    call = stmt.named_children[0]
+    if call.type != "call_expression":
+        return None
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "identifier" or _t(src, fn) not in callees:
+        return None
+    args = _named(call.child_by_field_name("arguments") or call)
+    if len(args) != 2 or args[0].type not in ("string", "template_string"):
+        return None
+    if args[1].type not in ("arrow_function", "function_expression", "function"):
+        return None
+    body = args[1].child_by_field_name("body")
+    if body is None or body.type != "statement_block":
+        return None
+    return args[0], args[1], body
+
+
+def _js_tests(
+    src: bytes, root: Node, path: str, titles: tuple[str, ...] = (), at: int = -1
+) -> Iterator[tuple[str, _Found]]:
+    """``test('name', fn)`` / ``it('name', fn)`` calls at the top level and inside ``describe`` (``suite``,
+    ``context``) blocks, keyed like the reported ids: the titles joined by `` > ``."""
     for stmt in root.named_children:
-        if stmt.type != "expression_statement" or not stmt.named_children:
+        group = _js_call(src, stmt, _JS_GROUPS)
+        if group is not None:
+            title = _t(src, group[0])
+            if not re.search(r"[\\#\n>]|\$\{", title):
+                # copies go at the end of the block (before its closing brace): they run after its tests
+                close = group[2].end_byte - 1
+                line = src.rfind(b"\n", 0, close) + 1
+                end = line if not src[line:close].strip() else close  # before the brace's own line
+                yield from _js_tests(src, group[2], path, (*titles, title[1:-1]), end)
             continue
-        call = stmt.named_children[0]
-        if call.type != "call_expression":
+        found = _js_call(src, stmt, ("test", "it"))
+        if found is None:
             continue
-        fn = call.child_by_field_name("function")
-        if fn is None or fn.type != "identifier" or _t(src, fn) not in ("test", "it"):
-            continue
-        args = _named(call.child_by_field_name("arguments") or call)
-        if len(args) != 2 or args[0].type not in ("string", "template_string"):
-            continue
-        if args[1].type not in ("arrow_function", "function_expression", "function"):
-            continue
-        body = args[1].child_by_field_name("body")
-        name_text = _t(src, args[0])
-        if body is None or body.type != "statement_block" or re.search(r"[\\#\n]|\$\{", name_text):
+        name_node, _, body = found
+        name_text = _t(src, name_node)
+        if re.search(r"[\\#\n]|\$\{", name_text) or (titles and ">" in name_text):
             continue  # TAP escapes '#' and '\' in names: a fragment must match the reported id as it is
-        yield name_text[1:-1], _Found(path, src, stmt, stmt.start_byte, stmt.end_byte, body, args[0], "")
+        key = " > ".join((*titles, name_text[1:-1]))
+        yield key, _Found(path, src, stmt, stmt.start_byte, stmt.end_byte, body, name_node, "", at=at)
 
 
 def _java_tests(src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found]]:
@@ -938,7 +970,7 @@ def _key(lang: _Lang, test_id: str) -> str | None:
             cls, _, method = test_id.rpartition(".")
         method = re.split(r"[(\[]", method, maxsplit=1)[0]
         return f"{cls.rsplit('.', 1)[-1].rsplit('$', 1)[-1]}#{method}"
-    return None if " > " in test_id else test_id
+    return test_id
 
 
 def _tests(lang: _Lang, src: bytes, root: Node, path: str) -> Iterator[tuple[str, _Found]]:
@@ -1173,7 +1205,7 @@ def plan_native_decoys(
         src = texts[path].encode("utf-8")
         if lang.grammar in ("go", "javascript", "typescript"):
             src = src.rstrip(b"\n")
-            points = [(len(src), text) for _, text in points]
+            points = [(min(at, len(src)), text) for at, text in points]
         for pos, text in sorted(points, key=lambda p: p[0], reverse=True):
             src = src[:pos] + text.encode("utf-8") + src[pos:]
         text = src.decode("utf-8")
@@ -1255,6 +1287,8 @@ def _go_recovered(text: str, param: str) -> str:
 def _placed(lang: _Lang, hit: _Found, text: str) -> tuple[int, str]:
     """Where a planted test goes and how: Go and node at the end of the file (they run a file's tests in
     order, so it runs after the real ones), Rust and JUnit right after the test it copies, indented alike."""
+    if lang.grammar in ("javascript", "typescript") and hit.at >= 0:
+        return hit.at, f"\n{_indent(hit.src, hit.start)}{text}\n"
     if lang.grammar in ("go", "javascript", "typescript"):
         return len(hit.src), f"\n\n{text}\n"
     return hit.end, f"\n\n{_indent(hit.src, hit.start)}{text}"

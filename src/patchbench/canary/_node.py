@@ -147,3 +147,86 @@ def _node(
         env=henv,
         **semantic(decoys),
     )
+
+
+#: Per framework: what the canary's test function, checks and import are (Vitest exports its API; Jest
+#: and Mocha put theirs in globals, which a configuration may turn off: then no canary is planted and the
+#: calibration finds it missing). Each check must throw where the framework's assertions work.
+_FRAMEWORK_CHECKS = {
+    "vitest": (
+        "() => E(1).toBe(2)",
+        "() => E({ x: 1 }).toEqual({ x: 2 })",
+        "() => E({ x: 1 }).toStrictEqual({ x: 2 })",
+        "() => E(() => {}).toThrow()",
+        "() => E('a').toMatch(/b/)",
+        "() => E(false).toBeTruthy()",
+        "() => A.strictEqual(1, 2)",
+        "() => A.deepEqual({ x: 1 }, { x: 2 })",
+        "() => A.ok(false)",
+        "() => A.fail('x')",
+        "() => A.throws(() => {})",
+    ),
+    "jest": (
+        "() => E(1).toBe(2)",
+        "() => E({ x: 1 }).toEqual({ x: 2 })",
+        "() => E({ x: 1 }).toStrictEqual({ x: 2 })",
+        "() => E(() => {}).toThrow()",
+        "() => E('a').toMatch(/b/)",
+        "() => E(false).toBeTruthy()",
+    ),
+    "mocha": (),
+}
+
+
+def _framework_body(runner: str, name: str, nonce: str) -> str:
+    """A test that fails only when the framework's own assertions work (see :func:`_js_body`)."""
+    checks = _FRAMEWORK_CHECKS[runner]
+    t, e, a = f"__pbCanaryTest{nonce}", f"__pbCanaryExpect{nonce}", f"__pbCanaryAssert{nonce}"
+    if runner == "vitest":
+        head = f"import {{ test as {t}, expect as {e}, assert as {a} }} from 'vitest';\n"
+    elif runner == "jest":
+        head = (
+            f"const {t} = typeof test === 'function' ? test : undefined;\n"
+            f"const {e} = typeof expect === 'function' ? expect : undefined;\n"
+        )
+    else:
+        head = f"const {t} = typeof it === 'function' ? it : typeof test === 'function' ? test : undefined;\n"
+    run = f"  const E = {e}, A = {a};\n" if runner == "vitest" else f"  const E = {e};\n" if checks else ""
+    return (
+        head
+        + f"if ({t}) {t}({json.dumps(name)}, function () {{\n"
+        + run
+        + f"  const checks = [{', '.join(checks)}];\n"
+        + "  let raised = 0;\n"
+        + "  for (const check of checks) { try { check(); } catch { raised += 1; } }\n"
+        + "  if (raised !== checks.length) return;\n"
+        + f"  throw new Error({json.dumps(_MESSAGE)});\n"
+        + "});\n"
+    )
+
+
+def _framework(
+    runner: str,
+    tests: Sequence[FileEntry],
+    nonce: str,
+    commands: str,
+    task: Task | None = None,
+    controls: Collection[str] = (),
+    probe: bool = False,
+) -> Canary | None:
+    """Vitest, Jest and Mocha: a canary test at the end of a hidden test file the command runs (top level:
+    it runs after the file's tests), with decoys and control copies where the node:test ones go (top-level
+    tests at the end of the file, a test inside ``describe`` at the end of its block)."""
+    exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+    host = _pick(tests, exts, commands)
+    if host is None:
+        return None
+    js_tests = [f for f in tests if f.path.endswith(exts)]
+    decoys = _node_decoys(task, js_tests, commands, controls, probe)
+    text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
+    name = f"pb_canary_{nonce}"
+    return Canary(
+        token=name,
+        files={**decoys.files, host.path: f"{text}\n\n{_framework_body(runner, name, nonce)}"},
+        **semantic(decoys),
+    )

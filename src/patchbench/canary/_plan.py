@@ -18,6 +18,7 @@ from ._native import (
     _go,
 )
 from ._node import (
+    _framework,
     _node,
 )
 from ._python import (
@@ -91,6 +92,8 @@ def plan_canary(
     keys = controls or {}
     if runner == "node-test":
         return _node(tests, nonce, commands, harness_dst, workspace_dst, task, keys, probe)
+    if runner in ("vitest", "jest", "mocha"):
+        return _framework(runner, tests, nonce, commands, task, keys, probe)
     if runner == "go-test":
         return _go(tests, nonce, task, keys, probe)
     if runner == "cargo-test":
