@@ -152,28 +152,25 @@ def _node(
 #: Per framework: what the canary's test function, checks and import are (Vitest exports its API; Jest
 #: and Mocha put theirs in globals, which a configuration may turn off: then no canary is planted and the
 #: calibration finds it missing). Each check must throw where the framework's assertions work.
-_FRAMEWORK_CHECKS = {
-    "vitest": (
-        "() => E(1).toBe(2)",
-        "() => E({ x: 1 }).toEqual({ x: 2 })",
-        "() => E({ x: 1 }).toStrictEqual({ x: 2 })",
-        "() => E(() => {}).toThrow()",
-        "() => E('a').toMatch(/b/)",
-        "() => E(false).toBeTruthy()",
-        "() => A.strictEqual(1, 2)",
-        "() => A.deepEqual({ x: 1 }, { x: 2 })",
-        "() => A.ok(false)",
-        "() => A.fail('x')",
-        "() => A.throws(() => {})",
-    ),
-    "jest": (
-        "() => E(1).toBe(2)",
-        "() => E({ x: 1 }).toEqual({ x: 2 })",
-        "() => E({ x: 1 }).toStrictEqual({ x: 2 })",
-        "() => E(() => {}).toThrow()",
-        "() => E('a').toMatch(/b/)",
-        "() => E(false).toBeTruthy()",
-    ),
+#: The checks of ``expect`` (Vitest's and Jest's alike) and of Vitest's chai ``assert``.
+_EXPECT_CHECKS = (
+    "() => E(1).toBe(2)",
+    "() => E({ x: 1 }).toEqual({ x: 2 })",
+    "() => E({ x: 1 }).toStrictEqual({ x: 2 })",
+    "() => E(() => {}).toThrow()",
+    "() => E('a').toMatch(/b/)",
+    "() => E(false).toBeTruthy()",
+)
+_CHAI_CHECKS = (
+    "() => A.strictEqual(1, 2)",
+    "() => A.deepEqual({ x: 1 }, { x: 2 })",
+    "() => A.ok(false)",
+    "() => A.fail('x')",
+    "() => A.throws(() => {})",
+)
+_FRAMEWORK_CHECKS: dict[str, tuple[str, ...]] = {
+    "vitest": (*_EXPECT_CHECKS, *_CHAI_CHECKS),
+    "jest": _EXPECT_CHECKS,
     "mocha": (),
 }
 
