@@ -1078,6 +1078,11 @@ CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
         ("Cargo.toml", CARGO + '\n[dev-dependencies]\nx = { path = ".", features = ["fix"] }\n', True),
         ("Cargo.toml", CARGO + "\n[target.'cfg(unix)'.dev-dependencies]\ny = { path = \"y\" }\n", True),
         ("Cargo.toml", CARGO + '\n[dev-dependencies]\nserde = "1"\n', False),
+        # round twenty-three: a proc-macro crate (a path dependency) runs in rustc while the tests compile;
+        # the task has a Cargo.toml, so a new crate of that kind is no project of the candidate's own
+        ("macros/Cargo.toml", '[package]\nname = "m"\nversion = "0.1.0"\n\n[lib]\nproc-macro = true\n', True),
+        ("Cargo.toml", CARGO + "\n[lib]\nproc-macro = true\n", True),
+        ("helpers/Cargo.toml", '[package]\nname = "h"\nversion = "0.1.0"\n', False),
         # a test file of one's own beside the hidden tests (Go TestMain printing forged results)
         ("pkg/zz_attack_test.go", "package pkg\n", True),
         # an ordinary new source file is fine
@@ -1145,6 +1150,21 @@ def test_a_new_pom_is_the_candidates_project_unless_it_moves_the_tests(tmp_path:
         root.mkdir()
         applied = apply_candidate(task, Candidate.files({"pom.xml": pom}), root)
         assert (config_violations(task, applied.changed, root) == ["pom.xml"]) is blocked
+
+
+def test_a_proc_macro_crate_is_the_candidates_own_only_in_a_task_without_a_cargo_project(
+    tmp_path: Path,
+) -> None:
+    """An empty /app: a candidate's own workspace may hold a proc-macro crate; a task with a Cargo.toml
+    gets none added (round twenty-three: its expansion rewrote the hidden tests while they compiled)."""
+    macro = '[package]\nname = "m"\nversion = "0.1.0"\n\n[lib]\nproc-macro = true\n'
+    for base, blocked in (({}, False), ({"Cargo.toml": CARGO}, True)):
+        task = _guard_task(base, {"tests/t.rs": "#[test]\nfn t() {}\n"})
+        root = tmp_path / str(blocked)
+        root.mkdir()
+        materialise(task.workspace, root)
+        applied = apply_candidate(task, Candidate.files({"macros/Cargo.toml": macro}), root)
+        assert (config_violations(task, applied.changed, root) == ["macros/Cargo.toml"]) is blocked
 
 
 def test_an_image_link_out_of_the_workspace_may_stay_but_not_be_added_or_retargeted(tmp_path: Path) -> None:

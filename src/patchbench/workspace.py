@@ -15,7 +15,8 @@ are collected or run — ``conftest.py`` anywhere, ``pytest.ini``/``.pytest.ini`
 ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``.cargo/config``/``.cargo/config.toml`` (a Rust test
 runner can be swapped there), ``.mvn/maven.config``/``jvm.config``/``extensions.xml``, the test sections of
 ``Cargo.toml`` (``[[test]]``, ``autotests``, harness, build script, nightly ``cargo-features`` and
-``[profile.*]`` ``rustflags``, which reach the test build as ``RUSTC_BOOTSTRAP`` is set) and ``pom.xml`` (test
+``[profile.*]`` ``rustflags``, which reach the test build as ``RUSTC_BOOTSTRAP`` is set, and ``proc-macro``:
+a new proc-macro crate, unless the task had no Cargo.toml at all) and ``pom.xml`` (test
 source directories, Surefire/Failsafe plugins), new top-level ``pytest``/``_pytest``/``pluggy`` modules that
 would shadow the test tool or what it imports at start-up (``pygments``, ``packaging``...), new modules named
 like the standard library where they may be top-level imports (Python and SQL tasks: the root, a directory
@@ -568,6 +569,9 @@ def _pytest_section(name: str, text: str | None) -> object:
                 data.get("cargo-features"),
                 _rustflags(data.get("profile")),
                 _local_dev_dependencies(data),
+                # round twenty-three: a proc-macro crate runs its code inside rustc while the crates that
+                # use it compile (the hidden tests included), as a build script does
+                bool(lib.get("proc-macro", lib.get("proc_macro"))),
             )
         if name == "pom.xml":
             squashed = re.sub(r"\s+", " ", re.sub(r"<!--.*?-->", "", text, flags=re.S))
@@ -708,7 +712,10 @@ def config_violations(
             if entry is None and name in ("pom.xml", "Cargo.toml"):
                 # A new build file is the candidate's own project (seed 003 starts from an empty /app):
                 # only settings that move or replace the tests count.
-                if _redirects_tests(name, _pytest_section(name, now)):
+                empty = name == "Cargo.toml" and not any(
+                    posixpath.basename(p) == "Cargo.toml" for p in base.paths()
+                )
+                if _redirects_tests(name, _pytest_section(name, now), empty):
                     out.append(rel)
             elif _pytest_section(name, now) != _pytest_section(name, before):
                 out.append(rel)
@@ -764,13 +771,15 @@ def _local_dev_dependencies(data: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def _redirects_tests(name: str, section: object) -> bool:
-    """Whether a new pom.xml/Cargo.toml moves or replaces the tests (custom test directories or targets)."""
+def _redirects_tests(name: str, section: object, empty: bool = False) -> bool:
+    """Whether a new pom.xml/Cargo.toml moves or replaces the tests (custom test directories or targets),
+    or is a proc-macro crate's (code rustc runs while the tests compile) in a task that had a Rust project
+    (``empty``: it had none, and the candidate writes its own)."""
     if not isinstance(section, tuple):
         return section is not None  # unparseable: treated as a change
     if name == "pom.xml":
         return bool(section[0])  # testSourceDirectory / testOutputDirectory / testResources
-    test, autotests, _build, harness, lib_test, features, flags, _local_dev = section
+    test, autotests, _build, harness, lib_test, features, flags, _local_dev, proc_macro = section
     return (
         test is not None
         or autotests is not None
@@ -778,6 +787,7 @@ def _redirects_tests(name: str, section: object) -> bool:
         or lib_test is not None
         or features is not None
         or bool(flags)
+        or (proc_macro and not empty)
     )
 
 
