@@ -1083,6 +1083,13 @@ CARGO = '[package]\nname = "x"\nversion = "0.1.0"\n\n[dependencies]\n'
         ("macros/Cargo.toml", '[package]\nname = "m"\nversion = "0.1.0"\n\n[lib]\nproc-macro = true\n', True),
         ("Cargo.toml", CARGO + "\n[lib]\nproc-macro = true\n", True),
         ("helpers/Cargo.toml", '[package]\nname = "h"\nversion = "0.1.0"\n', False),
+        # round twenty-four: the JavaScript test tools' configuration (setup files, reporters, aliases)
+        ("vitest.config.mts", "export default { test: { setupFiles: ['./s.ts'] } };\n", True),
+        ("vite.config.ts", "export default { resolve: { alias: { './index': './shim' } } };\n", True),
+        ("packages/a/jest.config.js", "module.exports = { setupFiles: ['./s.js'] };\n", True),
+        (".mocharc.yml", "require: ./s.js\n", True),
+        ("babel.config.js", "module.exports = { plugins: ['./p.js'] };\n", True),
+        ("src/vitest.configure.ts", "export const x = 1;\n", False),
         # a test file of one's own beside the hidden tests (Go TestMain printing forged results)
         ("pkg/zz_attack_test.go", "package pkg\n", True),
         # an ordinary new source file is fine

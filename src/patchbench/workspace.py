@@ -26,7 +26,9 @@ the directories that hold hidden tests (the workspace root and every directory a
 and everything a test tool or interpreter loads by itself — package metadata (``*.dist-info/``,
 ``*.egg-info/``, ``*.egg-link``, ``.pth``), byte code (``*.pyc``, ``__pycache__/``), a
 ``sitecustomize``/``usercustomize`` module or package, any path named ``_patchbench*`` (the harness's
-plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, ``junit-platform.properties``,
+plugins), a local ``node_modules/``, ``.npmrc``/``.noderc``, the configuration of Vitest, Vite, Jest and
+Mocha (``vitest.config.*``, ``vite.config.*``, ``jest.config.*``, ``.mocharc*``) and Babel's,
+``junit-platform.properties``,
 ``META-INF/services/org.junit.*``, ``META-INF/services/javax.annotation.processing.Processor`` and
 ``META-INF/services/com.sun.source.util.Plugin`` (code javac runs during the build), sources or
 resources in test-framework packages (``org/junit``, ``org/opentest4j``, ``org/assertj``,
@@ -619,10 +621,14 @@ def _is_cargo_config(rel: str) -> bool:
 _AUTOLOAD_DIR = re.compile(
     r"(\.dist-info|\.egg-info|\.egg-link)$|^(__pycache__|node_modules|sitecustomize|usercustomize)$"
 )
-#: File names read by a test tool or interpreter at start-up wherever they sit.
+#: File names read by a test tool or interpreter at start-up wherever they sit; the JavaScript test
+#: tools' own configuration (round twenty-four: a new vitest.config.mts loaded a setup file, rewrote the
+#: reports at exit, and aliased the module under test to a shim) and Babel's (Jest runs its plugins).
 _AUTOLOAD_NAME = re.compile(
     r"(\.pyc|\.pyo|\.egg-link|\.pth)$"
     r"|^(\.npmrc|\.noderc|junit-platform\.properties|build\.rs|sitecustomize\.py|usercustomize\.py)$"
+    r"|^(vitest|vite|jest)\.(config|workspace)\.([cm]?[jt]sx?|json)$|^\.mocharc(\.[a-z]+)?$"
+    r"|^(babel\.config\.([cm]?js|json)|\.babelrc(\.[cm]?js|\.json)?)$"
 )
 #: Test-framework packages: main sources or resources there would shadow the framework (classes in
 #: ``target/classes`` precede the jars), and JUnit's ServiceLoader registrations enable extensions; javac's

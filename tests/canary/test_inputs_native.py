@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -310,3 +312,60 @@ def test_a_go_probe_that_panics_on_gold_costs_itself_only(tmp_path: Path) -> Non
     record = harness._controls(task, "go-test", get_sandbox("bwrap"), tmp_path, (), False)
     assert record is not None
     assert [k for k in record["controls"] if is_input_key(k) and not k.endswith("#in0")], record
+
+
+_THROWS = """import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse } from '../src/parse.js';
+
+test('rejects a vertical tab', () => {
+  const value = 'bar\\u000bbaz';
+  assert.throws(() => parse(value), /Invalid parameter value/);
+});
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_a_check_that_expects_a_throw_records_what_was_thrown(tmp_path: Path) -> None:
+    """Round twenty-four: content-type's vertical-tab test only expects a throw, so it got exact copies
+    alone, and a forger of "every test with this check" passed them. Its moved copies now record what the
+    function threw (the error's name and message) or that it threw nothing, and the host compares that
+    with gold's: a library that still accepts the value records ``pb-no-throw``."""
+    task = pb.Task(
+        id="throws",
+        language="javascript",
+        workspace=(pb.FileEntry(path="README.md", content="x\n"),),
+        hidden_tests=(pb.FileEntry(path="tests/parse.test.js", content=_THROWS),),
+        test=pb.TestSpec(commands=(pb.TestCommand(argv=("node", "--test")),)),
+        fail_to_pass=("rejects a vertical tab",),
+    )
+    level = PROBE_INPUTS.set(1)
+    try:
+        d = plan_native_decoys(
+            "javascript", task, task.hidden_tests, random.Random(5), probe=True, inputs=INPUT_PLANNER
+        )
+    finally:
+        PROBE_INPUTS.reset(level)
+    probes = {n: k for n, k in d.probes.items() if is_input_key(k)}
+    assert probes
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "tests" / "parse.test.js").write_text(d.files["tests/parse.test.js"])
+    values = {}
+    for label, body in (
+        ("gold", "if (/[\\u000b]/.test(v)) throw new TypeError('Invalid parameter value: ' + v); return v;"),
+        ("buggy", "return v;"),
+    ):
+        (tmp_path / "src" / "parse.js").write_text(f"export function parse(v) {{ {body} }}\n")
+        out = subprocess.run(
+            ["node", "--test", "--test-reporter=tap", "tests/"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        ).stdout
+        values[label] = re.findall(re.escape(VALUE_MARK) + r"\w+\|(.*?)" + re.escape(VALUE_END), out)
+    assert values["gold"] and all("TypeError: Invalid parameter value" in v for v in values["gold"]), values
+    assert values["buggy"] and all("pb-no-throw" in v for v in values["buggy"]), values

@@ -169,7 +169,8 @@ _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 
 def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
     """``assert.equal(X, Y[, msg])`` and its kin (``X`` recorded, the rest still read), ``assert.ok(X)`` /
-    ``assert(X)`` (its truth recorded)."""
+    ``assert(X)`` (its truth recorded), ``assert.throws(F, ..)`` / ``assert.doesNotThrow(F, ..)`` (what
+    ``F()`` throws recorded: its error's name and message, or that it threw nothing)."""
     if stmt.type != "expression_statement" or not stmt.named_children:
         return None
     call = stmt.named_children[0]
@@ -193,6 +194,15 @@ def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
         )
     if name in ("assert", "assert.ok") and args:
         return f"{var}.push(String(!!({_t(src, args[0])})));{tail}"
+    if name in ("assert.throws", "assert.doesNotThrow") and args:
+        # what the function throws, if anything (round twenty-four: a check that only expects a throw had
+        # exact copies alone, and a forger of "tests with this check" passed them): its error's class and
+        # message, recorded like a value
+        caught = f"String({var}E && {var}E.name) + ': ' + String({var}E && {var}E.message)"
+        return (
+            f"{var}.push((() => {{ try {{ ({_t(src, args[0])})(); return 'pb-no-throw'; }} "
+            f"catch ({var}E) {{ return {caught}; }} }})());{tail}"
+        )
     return None
 
 
