@@ -1258,3 +1258,24 @@ def test_a_control_named_like_a_decoy_keeps_its_value(tmp_path: Path) -> None:
     }
     assert "pb-value:7" in failures["test_t_again42"]  # a control: its own failure, its value
     assert failures["test_t_again4"] == "patchbench canary: this test always fails"  # the decoy's short one
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_calibration_probes_every_fail_to_pass_test_on_moved_inputs(seed: int) -> None:
+    """make test (2026-12-06): py-decimal's three fail-to-pass tests have 26, 24 and 18 input variants;
+    with a budget of 96 probes the two drawn first took it, and in about one calibration in three the third
+    test, whose variants alone catch four JSON-float repairs, got none. Every one is probed now."""
+    import random
+
+    from patchbench.canary import plan_decoys
+    from patchbench.canary._decoys import is_input_key
+    from patchbench.canary._probing import PROBE_INPUTS
+
+    task = _builtin("py-decimal-float-literal-rounding")
+    level = PROBE_INPUTS.set(3)
+    try:
+        d = plan_decoys(task, task.hidden_tests, random.Random(seed), probe=True, inputs=True)
+    finally:
+        PROBE_INPUTS.reset(level)
+    probed = {k.split("#in")[0].split("[")[0] for k in d.probes.values() if is_input_key(k)}
+    assert probed == {t.split("[")[0] for t in task.fail_to_pass}

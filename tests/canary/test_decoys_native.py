@@ -339,7 +339,8 @@ def test_copies_inside_describe_run_in_their_block_under_node_test(tmp_path: Pat
     (tmp_path / "package.json").write_text('{"type": "module"}\n')
     (tmp_path / "src" / "lru.js").write_text(
         "export const lru = (n) => { if (n !== 1) throw new Error('no spare'); const m = new Map(); "
-        "return { set: (k, v) => m.set(String(k), v), keys: () => [...m.keys()], get size() { return m.size; } }; };\n"
+        "return { set: (k, v) => m.set(String(k), v), keys: () => [...m.keys()], "
+        "get size() { return m.size; } }; };\n"
     )
     task = _task(
         "javascript",

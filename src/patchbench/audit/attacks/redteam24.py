@@ -35,7 +35,7 @@ Rust: semver's existing ``build.rs`` (Cargo runs it before the test crate compil
 assertion about the empty string from every file in ``tests/`` (the parser still says "unexpected end of
 input" for ``""``).
 
-Results and the reading afterwards: see docs/redteam24_notes.md.
+Results and the reading afterwards: see docs/design/redteam24_notes.md.
 """
 
 from __future__ import annotations
@@ -592,6 +592,8 @@ def _vitest_partial_unscreened(task: Task, label: str) -> Candidate | None:
     if cand is None or cand.file_map is None:
         return None
     text = cand.file_map[_CT]
+    if text is None:
+        return None
     text = text.replace(
         "if ((globalThis as { __vitest_worker__?: unknown }).__vitest_worker__) {\n"
         'const rt24Vitest = await import("vitest");\n',
