@@ -177,3 +177,21 @@ def test_a_vitest_library_that_marks_the_listed_tests_failing_fails_their_copies
     assert [t.outcome.value for i, t in got.items() if c.token in i] == ["failed"]
     copies = [t for i, t in got.items() if any(n in i for n in c.probes)]
     assert copies and not any(t.outcome.ok for t in copies), got
+
+
+def test_the_canary_goes_into_a_test_file_not_a_helper_module() -> None:
+    """A helper module sorted after the spec (``tests/util.js``) may never be loaded by the command: the
+    canary goes into the file named like a test."""
+    task = _task("jest")
+    helper = FileEntry(path="tests/zz_util.js", content="module.exports = {};\n")
+    tests = (*task.hidden_tests, helper)
+    c = plan_canary(
+        "jest",
+        task.model_copy(update={"hidden_tests": tests}),
+        tests,
+        "n9",
+        workspace_dst="/w",
+        harness_dst="/h",
+    )
+    assert c is not None and "pb_canary_n9" in c.files["tests/label.test.js"]
+    assert "tests/zz_util.js" not in c.files

@@ -202,6 +202,10 @@ def _framework_body(runner: str, name: str, nonce: str) -> str:
     )
 
 
+#: How Vitest, Jest and Mocha projects name their test files (each tool's default pattern).
+_FRAMEWORK_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$|(^|/)(__tests__|test)/")
+
+
 def _framework(
     runner: str,
     tests: Sequence[FileEntry],
@@ -215,10 +219,12 @@ def _framework(
     it runs after the file's tests), with decoys and control copies where the node:test ones go (top-level
     tests at the end of the file, a test inside ``describe`` at the end of its block)."""
     exts = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
-    host = _pick(tests, exts, commands)
+    js_tests = [f for f in tests if f.path.endswith(exts)]
+    # a test file by its name where there is one: a helper module may never be loaded
+    named = [f for f in js_tests if _FRAMEWORK_TEST_FILE.search(f.path)]
+    host = _pick(named or js_tests, exts, commands)
     if host is None:
         return None
-    js_tests = [f for f in tests if f.path.endswith(exts)]
     decoys = _node_decoys(task, js_tests, commands, controls, probe)
     text = (decoys.files.get(host.path) or _text(host) or "").rstrip("\n")
     name = f"pb_canary_{nonce}"
