@@ -35,6 +35,7 @@ from .canary import (
     plan_canary,
     stream_problems,
 )
+from .canary._node import JS_FRAMEWORKS
 from .canary._probing import INPUT_SHIFT, PROBE_INPUTS, RUN_DAY
 from .candidate import Candidate
 from .context import RunContext, quota_hit, screen_change
@@ -653,10 +654,16 @@ SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 CONTROLS_VERSION = "39"
 
 
+#: The runners whose controls the tree-sitter planner plants (:mod:`patchbench.canary._inputs_native`),
+#: their moved-input values recorded through failure messages.
+_NATIVE_RUNNERS = ("node-test", *JS_FRAMEWORKS, "go-test", "cargo-test", "junit")
+
+
 def _has_controls(runner: str, task: Task) -> bool:
     """Whether this runner plants control tests (which need a calibration of the gold patch)."""
     return bool(task.gold_patch and task.fail_to_pass) and (
-        runner in ("pytest", "node-test", "vitest", "jest", "mocha", "go-test", "cargo-test", "junit")
+        runner == "pytest"
+        or runner in _NATIVE_RUNNERS
         or (runner == "tap" and task.language in ("python", "sql"))
     )
 
@@ -723,7 +730,7 @@ def _controls(
     # SQL needs the buggy code's rows too (is a probe informative?); a copy of a test fails there anyway
     # (and every runner with controls on moved inputs: one is kept only where the buggy code's values
     # differ)
-    native = runner in ("node-test", "vitest", "jest", "mocha", "go-test", "cargo-test", "junit")
+    native = runner in _NATIVE_RUNNERS
     plan = [("gold", Candidate.gold())] + (
         [("buggy", Candidate.empty())] if sql or native or runner in ("pytest", "tap") else []
     )

@@ -149,9 +149,6 @@ def _node(
     )
 
 
-#: Per framework: what the canary's test function, checks and import are (Vitest exports its API; Jest
-#: and Mocha put theirs in globals, which a configuration may turn off: then no canary is planted and the
-#: calibration finds it missing). Each check must throw where the framework's assertions work.
 #: The checks of ``expect`` (Vitest's and Jest's alike) and of Vitest's chai ``assert``.
 _EXPECT_CHECKS = (
     "() => E(1).toBe(2)",
@@ -168,6 +165,10 @@ _CHAI_CHECKS = (
     "() => A.fail('x')",
     "() => A.throws(() => {})",
 )
+#: Per framework, the canary's checks: each must throw where the framework's assertions work (Vitest
+#: exports its API; Jest and Mocha put theirs in globals, which a configuration may turn off: then no
+#: canary is planted and the calibration finds it missing; Mocha has no assertions of its own).
+JS_FRAMEWORKS = ("vitest", "jest", "mocha")
 _FRAMEWORK_CHECKS: dict[str, tuple[str, ...]] = {
     "vitest": (*_EXPECT_CHECKS, *_CHAI_CHECKS),
     "jest": _EXPECT_CHECKS,

@@ -18,6 +18,7 @@ from ._native import (
     _go,
 )
 from ._node import (
+    JS_FRAMEWORKS,
     _framework,
     _node,
 )
@@ -92,7 +93,7 @@ def plan_canary(
     keys = controls or {}
     if runner == "node-test":
         return _node(tests, nonce, commands, harness_dst, workspace_dst, task, keys, probe)
-    if runner in ("vitest", "jest", "mocha"):
+    if runner in JS_FRAMEWORKS:
         return _framework(runner, tests, nonce, commands, task, keys, probe)
     if runner == "go-test":
         return _go(tests, nonce, task, keys, probe)
