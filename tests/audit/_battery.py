@@ -236,13 +236,24 @@ def shard(
     def battery() -> AttackReport:
         by_id = {t.id: t for t in _tasks()}
         report = run_attacks(
-            [by_id[i] for i in ids], jobs=1, only=lambda a, t: _runs(a, t) and _in_part(a, part)
+            [by_id[i] for i in ids],
+            jobs=1,
+            only=lambda a, t: _runs(a, t) and _in_part(a, part),
+            check_gold=False,
         )
-        if not extra:
-            return report
-        tasks, names = _extra()
-        more = run_attacks(tasks, attacks=[n for n in names if FULL or not _accepted_gate(n)], jobs=1)
-        return AttackReport(results=(*report.results, *more.results), gold=(*report.gold, *more.gold))
+        gold_ids = set(ids)
+        if extra:
+            tasks, names = _extra()
+            more = run_attacks(
+                tasks, attacks=[n for n in names if FULL or not _accepted_gate(n)], jobs=1, check_gold=False
+            )
+            report = AttackReport(results=(*report.results, *more.results), gold=())
+            gold_ids |= {t.id for t in tasks}
+        # The gold patches run after the attacks under each task's own time limit: the battery's cap
+        # (QUICK_LIMIT_S) cuts attacks that hang short, but a gold run of py-decimal (3 s on a quiet
+        # machine) hit the 10 s cap under CI's load (six xdist workers on two cores) and failed the suite.
+        gold = run_attacks([t for t in _builtin() if t.id in gold_ids], attacks=[], jobs=1).gold
+        return AttackReport(results=report.results, gold=gold)
 
     @pytest.mark.slow
     @pytest.mark.parametrize(("attack", "task_id"), _cases(ids, extra, part))
@@ -264,7 +275,8 @@ def shard(
 
     @pytest.mark.slow
     def test_every_gold_patch_still_resolves(battery: AttackReport) -> None:
-        """Each task's gold patch ran in the shard's batch, beside the attacks, every defence on."""
+        """Each task's gold patch ran in the shard after its attacks, every defence on, under its own time
+        limit."""
         assert {g.task for g in battery.gold} == set(ids) | ({t.id for t in _extra()[0]} if extra else set())
         for g in battery.gold:
             assert g.resolved, (g.task, g.status, g.reason)
