@@ -141,6 +141,22 @@ ROWS: tuple[Row, ...] = (
         ),
     ),
     Row(
+        id="realworld-ts-defu-proto-defaults",
+        repo="unjs/defu",
+        fix="3942bfbbcaa72084bd4284846c83bd61ed7c8b29",
+        licence="MIT",
+        language="typescript",
+        setup=("npm install",),
+        test_cmds=("npx vitest run test/defu.test.ts",),
+        prompt=(
+            "An argument of `defu` that has an own `__proto__` key (as `JSON.parse` makes one) changes "
+            "the prototype of the object being merged, so the properties under that key leak into the "
+            "result and override the defaults: `defu(JSON.parse('{\"__proto__\":{\"isAdmin\":true}}'), "
+            "{ isAdmin: false }).isAdmin` is `true`. Such a key must never change a prototype."
+        ),
+        notes="Vitest with `expect` matchers (the decoys and moved controls of `expect`).",
+    ),
+    Row(
         id="realworld-go-version-equal-nil",
         repo="hashicorp/go-version",
         fix="a6043353333f90fd8ca9e55dd006201a25d5aedb",

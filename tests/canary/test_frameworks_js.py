@@ -12,6 +12,9 @@ import pytest
 
 from patchbench import FileEntry, Task, TestCommand, TestSpec
 from patchbench.canary import plan_canary
+from patchbench.canary._decoys import is_input_key
+from patchbench.canary._inputs_native import native_value
+from patchbench.canary._probing import PROBE_INPUTS
 from patchbench.results import TestResult
 from patchbench.runners.node import parse_jest_json, parse_mocha_json
 
@@ -195,3 +198,75 @@ def test_the_canary_goes_into_a_test_file_not_a_helper_module() -> None:
     )
     assert c is not None and "pb_canary_n9" in c.files["tests/label.test.js"]
     assert "tests/zz_util.js" not in c.files
+
+
+#: A spec whose checks are all ``expect`` matchers the decoys and moved controls know: a value, a state,
+#: a throw.
+EXPECT_SPEC = """describe('label', function () {
+  it('wraps a word', function () {
+    const got = label('[', 'ab');
+    expect(got).toBe('[ab]');
+    expect(got.length).toBeGreaterThan(3);
+    expect(got.endsWith(']')).toBeTruthy();
+    expect(() => label('[', 7)).toThrow();
+  });
+});
+"""
+EXPECT_LIB = (
+    "function label(prefix, s) {{ if (typeof s !== 'string') throw new TypeError('not a string: ' + s);"
+    " return prefix + s + {close}; }}\n{{export}}\n"
+)
+
+
+@pytest.mark.parametrize("runner", ["vitest", "jest"])
+def test_expect_checks_get_decoys_and_moved_controls(tmp_path: Path, node_modules: Path, runner: str) -> None:
+    """Vitest's and Jest's ``expect`` had neither decoys nor moved-input controls (only ``assert.*`` was
+    known): a test written with ``expect`` got exact copies alone, which an answer table of the listed
+    inputs passes. ``expect(X).toBe(LIT)`` now gets a decoy (LIT perturbed: correct code fails it, an
+    ``expect`` that accepts anything passes it), and its moved copies record what the matchers check
+    (values, a state, what a function throws): gold's values are stable and differ from the buggy
+    code's."""
+    head = HEADS[runner].replace(" beforeEach", "")
+    task = Task(
+        id=f"expect-{runner}",
+        language="javascript",
+        workspace=(FileEntry(path="lib.js", content="x\n"),),
+        hidden_tests=(FileEntry(path="tests/label.test.js", content=head + EXPECT_SPEC),),
+        test=TestSpec(commands=(TestCommand(argv=("npx", runner, "tests/label.test.js")),)),
+        fail_to_pass=("label > wraps a word",),
+    )
+    level = PROBE_INPUTS.set(1)
+    try:
+        c = plan_canary(
+            runner, task, task.hidden_tests, "n10", workspace_dst="/w", harness_dst="/h", probe=True
+        )
+    finally:
+        PROBE_INPUTS.reset(level)
+    assert c is not None and c.decoys
+    inputs = [n for n, k in c.probes.items() if is_input_key(k)]
+    assert inputs, c.probes
+    project = tmp_path / "p"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "label.test.js").write_text(c.files["tests/label.test.js"])
+    values: dict[str, list[set[str | None]]] = {}
+    for label, close in (("gold", "']'"), ("gold", "']'"), ("buggy", "''")):
+        got = _run(runner, project, node_modules, EXPECT_LIB.format(close=close))
+        assert got["label wraps a word"].outcome.ok is (label == "gold")
+        decoys = [t for i, t in got.items() if any(d in i for d in c.decoys)]
+        assert decoys and not any(t.outcome.ok for t in decoys), decoys
+        values.setdefault(label, []).append(
+            {native_value(t.message) for i, t in got.items() for n in inputs if n in i}
+        )
+    first, second = values["gold"]
+    assert first == second and None not in first, values  # stable and comparable
+    assert not first & values["buggy"][0], values
+    # an expect that accepts anything (from the library, as the canary test's forger): the decoys pass
+    if runner == "jest":
+        patched = EXPECT_LIB.format(close="''").replace(
+            "{export}",
+            "const wrap = () => new Proxy(() => {}, { get: () => wrap, apply: () => wrap() });\n"
+            "globalThis.expect = () => wrap();\n{export}",
+        )
+        got = _run(runner, project, node_modules, patched)
+        passed = [t.outcome.ok for i, t in got.items() if any(d in i for d in c.decoys)]
+        assert passed == [True] * len(c.decoys), got

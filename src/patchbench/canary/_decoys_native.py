@@ -405,10 +405,48 @@ def _split_tokens_list(tokens: list[Node], sep: str) -> list[list[Node]]:
 
 
 _JS_EQUAL = frozenset({"equal", "strictEqual", "deepEqual", "deepStrictEqual"})
+#: Vitest's and Jest's equality matchers: ``expect(X).toBe(LIT)`` and its kin (no ``.not``, ``.resolves``
+#: or ``.rejects`` between the two).
+JS_EXPECT_EQUAL = frozenset({"toBe", "toEqual", "toStrictEqual"})
+
+
+def expect_subject(call: Node, src: bytes) -> tuple[Node, list[Node], list[str]] | None:
+    """``expect(X[, msg])<.chain>.M(ARGS)`` as ``(X's expect(..) call, ARGS, [*chain, M])``, else None."""
+    fn = call.child_by_field_name("function") if call.type == "call_expression" else None
+    chain: list[str] = []
+    while fn is not None and fn.type == "member_expression":
+        prop = fn.child_by_field_name("property")
+        if prop is None:
+            return None
+        chain.insert(0, _t(src, prop))
+        fn = fn.child_by_field_name("object")
+        if fn is not None and fn.type == "call_expression":
+            callee = fn.child_by_field_name("function")
+            if callee is not None and callee.type == "identifier" and _t(src, callee) == "expect":
+                return fn, _named(call.child_by_field_name("arguments") or call), chain
+            return None
+    return None
+
+
+def _js_expect_check(call: Node, lang: _Lang, src: bytes) -> tuple[int, int, str] | None:
+    """``expect(X).toBe/toEqual/toStrictEqual(LIT)``: LIT perturbed."""
+    found = expect_subject(call, src)
+    if found is None:
+        return None
+    subject, args, chain = found
+    got = _named(subject.child_by_field_name("arguments") or subject)
+    if len(chain) != 1 or chain[0] not in JS_EXPECT_EQUAL or len(args) != 1 or not got:
+        return None
+    if any(a.type == "spread_element" for a in (*args, *got)):
+        return None
+    if _const(args[0], lang, src) and not _const(got[0], lang, src):
+        return _perturbed([args[0]], lang, src)
+    return None
 
 
 def _js_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int, str] | None:
-    """``assert.equal/strictEqual/deepEqual/deepStrictEqual(X, LIT)`` (a message after them is kept)."""
+    """``assert.equal/strictEqual/deepEqual/deepStrictEqual(X, LIT)`` (a message after them is kept);
+    Vitest's and Jest's ``expect(X).toBe/toEqual/toStrictEqual(LIT)``."""
     if stmt.type != "expression_statement" or not stmt.named_children:
         return None
     call = stmt.named_children[0]
@@ -419,6 +457,8 @@ def _js_check(stmt: Node, lang: _Lang, src: bytes, param: str) -> tuple[int, int
     fn = call.child_by_field_name("function")
     if fn is None:
         return None
+    if expect_subject(call, src) is not None:
+        return _js_expect_check(call, lang, src)
     prop = fn.child_by_field_name("property") if fn.type == "member_expression" else fn
     obj = fn.child_by_field_name("object") if fn.type == "member_expression" else None
     if prop is None or _t(src, prop) not in _JS_EQUAL or (obj is not None and obj.type != "identifier"):

@@ -66,6 +66,7 @@ from ._decoys_native import (
     _statements,
     _t,
     _walk,
+    expect_subject,
 )
 from ._inputs_structure import RUST_PLACEHOLDER, in_worker, structural
 from ._probing import INPUT_SHIFT
@@ -90,7 +91,7 @@ _FAILS = {
     "go": r"\b{p}\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow|Skip|Skipf|SkipNow|Run|Parallel|Cleanup)\b"
     r"|\bpanic\(|\bos\.Exit\b|\bruntime\.Goexit\b|\blog\.Fatal",
     "rust": r"\b(?:assert\w*|debug_assert\w*|panic|unreachable|todo|unimplemented)!",
-    "javascript": r"\bassert\b|\bexpect\(|\bt\.(?:plan|skip|todo|mock)\b|\bprocess\.exit\b",
+    "javascript": r"\bassert\b|\bexpect\b|\bt\.(?:plan|skip|todo|mock)\b|\bprocess\.exit\b",
     "java": r"\bassert\w*\s*\(|\bfail\s*\(|\bassume\w*\s*\(|\bSystem\.exit\b",
 }
 _FAILS["typescript"] = _FAILS["javascript"]
@@ -170,7 +171,8 @@ _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
     """``assert.equal(X, Y[, msg])`` and its kin (``X`` recorded, the rest still read), ``assert.ok(X)`` /
     ``assert(X)`` (its truth recorded), ``assert.throws(F, ..)`` / ``assert.doesNotThrow(F, ..)`` (what
-    ``F()`` throws recorded: its error's name and message, or that it threw nothing)."""
+    ``F()`` throws recorded: its error's name and message, or that it threw nothing); Vitest's and Jest's
+    ``expect`` (:func:`_js_expect_capture`)."""
     if stmt.type != "expression_statement" or not stmt.named_children:
         return None
     call = stmt.named_children[0]
@@ -178,6 +180,8 @@ def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
         return None
     if call.type != "call_expression":
         return None
+    if expect_subject(call, src) is not None:
+        return _js_expect_capture(call, src, var)
     fn = call.child_by_field_name("function")
     args = _named(call.child_by_field_name("arguments") or call)
     if fn is None or not args or any(a.type == "spread_element" for a in args):
@@ -198,12 +202,58 @@ def _js_capture(stmt: Node, src: bytes, var: str) -> str | None:
         # what the function throws, if anything (round twenty-four: a check that only expects a throw had
         # exact copies alone, and a forger of "tests with this check" passed them): its error's class and
         # message, recorded like a value
-        caught = f"String({var}E && {var}E.name) + ': ' + String({var}E && {var}E.message)"
-        return (
-            f"{var}.push((() => {{ try {{ ({_t(src, args[0])})(); return 'pb-no-throw'; }} "
-            f"catch ({var}E) {{ return {caught}; }} }})());{tail}"
-        )
+        return f"{var}.push({_js_thrown(var, _t(src, args[0]))});{tail}"
     return None
+
+
+def _js_thrown(var: str, fn: str) -> str:
+    """What calling ``fn`` throws, as text: its error's name and message, or ``pb-no-throw``."""
+    caught = f"String({var}E && {var}E.name) + ': ' + String({var}E && {var}E.message)"
+    return f"(() => {{ try {{ ({fn})(); return 'pb-no-throw'; }} catch ({var}E) {{ return {caught}; }} }})()"
+
+
+def _js_expect_capture(call: Node, src: bytes, var: str) -> str | None:
+    """Vitest's and Jest's ``expect(X[, msg])[.not].M(ARGS)``: for a matcher of :data:`_EXPECT_VALUE`,
+    ``X`` and ``ARGS`` recorded (as ``assert.equal``'s both sides); of :data:`_EXPECT_STATE`, ``X``'s
+    type, nullness and truth; of :data:`_EXPECT_THROW`, what calling ``X`` throws. Any other matcher (a
+    float's ``toBeCloseTo``, a mock's, a snapshot's) or chain (``.resolves``, ``.rejects``) is not
+    captured: the copy stops before it."""
+    found = expect_subject(call, src)
+    if found is None:
+        return None
+    subject, args, chain = found
+    got = _named(subject.child_by_field_name("arguments") or subject)
+    if not got or any(a.type == "spread_element" for a in (*got, *args)):
+        return None
+    if chain[:-1] not in ([], ["not"]):
+        return None
+    matcher, x = chain[-1], _t(src, got[0])
+    extra = ", ".join(_t(src, a) for a in got[1:])
+    tail = f" void [{extra}];" if extra else ""
+    if matcher in _EXPECT_VALUE:
+        values = [x, *(_t(src, a) for a in args)]
+        return f"{var}.push({', '.join(f'String(JSON.stringify({v}))' for v in values)});{tail}"
+    if matcher in _EXPECT_STATE and not args:
+        return (
+            f"{var}.push((({var}X) => [typeof {var}X, {var}X === null, !!{var}X, Number.isNaN({var}X)]"
+            f".join(','))({x}));{tail}"
+        )
+    if matcher in _EXPECT_THROW:
+        what = ", ".join(_t(src, a) for a in args)
+        return f"{var}.push({_js_thrown(var, x)});{tail}" + (f" void [{what}];" if what else "")
+    return None
+
+
+#: ``expect`` matchers whose subject and arguments are values to record.
+_EXPECT_VALUE = frozenset({
+    "toBe", "toEqual", "toStrictEqual", "toMatchObject", "toContain", "toContainEqual", "toHaveLength",
+    "toMatch", "toHaveProperty", "toBeGreaterThan", "toBeGreaterThanOrEqual", "toBeLessThan",
+    "toBeLessThanOrEqual", "toBeTypeOf", "toBeOneOf",
+})  # fmt: skip
+#: ``expect`` matchers of no argument on the subject's state.
+_EXPECT_STATE = frozenset({"toBeTruthy", "toBeFalsy", "toBeNull", "toBeUndefined", "toBeDefined", "toBeNaN"})
+#: ``expect`` matchers on what a function throws.
+_EXPECT_THROW = frozenset({"toThrow", "toThrowError"})
 
 
 #: Java's renderer: a value's ``toString`` on one line; an unordered set or map (its order may change
