@@ -146,7 +146,7 @@ ROWS: tuple[Row, ...] = (
         fix="3942bfbbcaa72084bd4284846c83bd61ed7c8b29",
         licence="MIT",
         language="typescript",
-        setup=("npm install",),
+        setup=("npm install --legacy-peer-deps",),
         test_cmds=("npx vitest run test/defu.test.ts",),
         prompt=(
             "An argument of `defu` that has an own `__proto__` key (as `JSON.parse` makes one) changes "
@@ -154,7 +154,10 @@ ROWS: tuple[Row, ...] = (
             "result and override the defaults: `defu(JSON.parse('{\"__proto__\":{\"isAdmin\":true}}'), "
             "{ isAdmin: false }).isAdmin` is `true`. Such a key must never change a prototype."
         ),
-        notes="Vitest with `expect` matchers (the decoys and moved controls of `expect`).",
+        notes=(
+            "Vitest with `expect` matchers (the decoys and moved controls of `expect`). A plain `npm "
+            "install` stops on a peer-dependency conflict in the lint tooling (upstream installs with pnpm)."
+        ),
     ),
     Row(
         id="realworld-go-version-equal-nil",
