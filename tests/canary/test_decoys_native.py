@@ -61,7 +61,59 @@ def test_booleans_are_never_changed_the_buggy_code_likely_answers_the_flip() -> 
 def test_strings_change_their_last_letter_or_digit_and_never_an_escape() -> None:
     assert _perturb_string_body("user=bob") == "user=box" and _perturb_string_body("v1.9") == "v1.0"
     assert _perturb_string_body("x") == "y" and _perturb_string_body("--") is None
-    assert _perturb_string_body("a\\n") is None and _perturb_string_body("${a}") is None
+    assert _perturb_string_body("${a}") is None and _perturb_string_body("\\n") is None
+
+
+@pytest.mark.parametrize(
+    ("body", "changed"),
+    [
+        ('foo="bar \\"baz\\""', 'foo="bar \\"bax\\""'),  # content-type's escaped quotes
+        ("a\\n", "x\\n"),
+        ("ab\\x41", "ax\\x41"),  # not the hex digits of an escape
+        ("ab\\u0041", "ax\\u0041"),
+        ("ab\\u{1F600}", "ax\\u{1F600}"),
+        ("x\\uuu0041", "y\\uuu0041"),  # Java: every u of a unicode escape
+        ("\\1019", None),  # a digit after an octal escape could lengthen it: never changed
+        ("a\\\\", "x\\\\"),
+    ],
+)
+def test_a_string_with_escapes_changes_a_character_outside_them(body: str, changed: str | None) -> None:
+    """Round twenty-five's session: a string with an escape had no decoy (content-type's expected strings
+    with escaped quotes). The change now skips escape sequences and the character after each."""
+    assert _perturb_string_body(body) == changed
+
+
+def test_a_node_decoy_of_an_escaped_string_parses_and_fails_on_correct_code(tmp_path: Path) -> None:
+    """Real ``node --test``: the decoy copied from a check of a string with escapes is valid code (the
+    original still passes beside it) and fails on correct code."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    spec = (
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\n"
+        "import { quote } from '../src/quote.js';\n\n"
+        "test('quotes a value', () => {\n"
+        '  assert.strictEqual(quote(\'bar "baz"\'), \'v="bar \\\\"baz\\\\""\\t\\x41\\u0042\');\n'
+        "});\n"
+    )
+    task = _task("javascript", "tests/quote.test.js", spec, ["quotes a value"], ("node", "--test"))
+    planted, [name] = _plan("javascript", task)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "tests" / "quote.test.js").write_text(planted)
+    (tmp_path / "src" / "quote.js").write_text(
+        "export const quote = (v) => 'v=\"' + v.replace(/[\\\\\"]/g, (c) => '\\\\' + c) + '\"\\tAB';\n"
+    )
+    out = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", "tests/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout
+    assert "ok 1 - quotes a value\n" in out, out
+    assert re.search(rf"\nnot ok \d+ - {re.escape(name)}\n", out), out
 
 
 # -- per language ----------------------------------------------------------------------------------------

@@ -78,13 +78,49 @@ _INT = re.compile(r"^([1-9][0-9_]*|0)(u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i
 _FLOAT = re.compile(r"^([0-9]+)\.([0-9]+)(f32|f64|f|F|d|D)?$")
 
 
+def _escaped(body: str) -> set[int]:
+    """The positions of ``body`` that belong to an escape sequence, and the one right after each (a digit
+    there could lengthen an octal escape): a backslash and the character it escapes, with the hex digits
+    of ``\\x``, ``\\u`` (JS, Java: every ``u``; JS, Rust: ``\\u{..}``) and ``\\U`` (Go), and up to three octal
+    digits."""
+    out: set[int] = set()
+    i = 0
+    while i < len(body):
+        if body[i] != "\\":
+            i += 1
+            continue
+        j = i + 2
+        kind = body[i + 1] if i + 1 < len(body) else ""
+        if kind == "x":
+            j += 2
+        elif kind == "u":
+            while j < len(body) and body[j] == "u":
+                j += 1
+            if j < len(body) and body[j] == "{":
+                j = body.find("}", j) + 1 or len(body)
+            else:
+                j += 4
+        elif kind == "U":
+            j += 8
+        elif kind in "01234567" and kind:
+            while j < len(body) and j < i + 4 and body[j] in "01234567":
+                j += 1
+        out.update(range(i, min(j, len(body)) + 1))
+        i = j
+    return out
+
+
 def _perturb_string_body(body: str) -> str | None:
-    """The body of a string literal with its last ASCII letter or digit changed; None with escapes (a
-    changed character there could make an invalid escape) or with no letter or digit."""
-    if "\\" in body or "${" in body:
+    """The body of a string literal with its last ASCII letter or digit changed, never one inside an
+    escape sequence or right after one (round twenty-five's session: content-type's expected strings with
+    escaped quotes had no decoy); None with interpolation or with no letter or digit to change."""
+    if "${" in body:
         return None
+    escaped = _escaped(body) if "\\" in body else set()
     for i in range(len(body) - 1, -1, -1):
         c = body[i]
+        if i in escaped:
+            continue
         if c.isascii() and c.isdigit():
             return body[:i] + str((int(c) + 1) % 10) + body[i + 1 :]
         if c.isascii() and c.isalpha():
