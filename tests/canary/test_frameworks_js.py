@@ -4,6 +4,7 @@ run by the real frameworks (installed from npm once per session; skipped when np
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,8 +17,10 @@ from patchbench.canary._decoys import is_input_key
 from patchbench.canary._inputs_native import native_value
 from patchbench.canary._probing import PROBE_INPUTS
 from patchbench.results import TestResult
-from patchbench.runners.node import parse_jest_json, parse_mocha_json
+from patchbench.runners._base import RunOutput
+from patchbench.runners.node import JestRunner, VitestRunner, parse_jest_json, parse_mocha_json
 
+FW_RUNNERS = {"vitest": VitestRunner(), "jest": JestRunner()}
 #: The versions tests/fixtures/jsframeworks captured its reports with.
 VERSIONS = {"vitest": "4.1.12", "jest": "30.5.2", "mocha": "12.0.3"}
 
@@ -135,14 +138,16 @@ def test_the_canary_fails_and_copies_in_describe_blocks_pass_on_correct_code(
     task = _task(runner)
     c = plan_canary(runner, task, task.hidden_tests, "n7", workspace_dst="/w", harness_dst="/h", probe=True)
     assert c is not None and c.token == "pb_canary_n7"
-    assert sorted(set(c.probes.values())) == sorted(F2P)
+    # the exact copies (moved-input variants record values and fail by design: see the test below)
+    exact = {n: k for n, k in c.probes.items() if not is_input_key(k)}
+    assert sorted(set(exact.values())) == sorted(F2P)
     project = tmp_path / "p"
     (project / "tests").mkdir(parents=True)
     (project / "tests" / "label.test.js").write_text(c.files["tests/label.test.js"])
     got = _run(runner, project, node_modules, LIB)
     canary = [t for i, t in got.items() if c.token in i]
     assert [t.outcome.value for t in canary] == ["failed"], got
-    for name in c.probes:
+    for name in exact:
         [copy] = [t for i, t in got.items() if name in i]
         assert copy.outcome.ok, (name, copy)
     assert got["label plain wraps a word"].outcome.ok and got["label wraps nothing"].outcome.ok
@@ -270,3 +275,52 @@ def test_expect_checks_get_decoys_and_moved_controls(tmp_path: Path, node_module
         got = _run(runner, project, node_modules, patched)
         passed = [t.outcome.ok for i, t in got.items() if any(d in i for d in c.decoys)]
         assert passed == [True] * len(c.decoys), got
+
+
+@pytest.mark.parametrize("runner", ["vitest", "jest"])
+def test_a_report_rewritten_after_the_run_disagrees_with_the_console(
+    tmp_path: Path, node_modules: Path, runner: str
+) -> None:
+    """Round twenty-five's session (rt25-defu-forger-*): a process detached from the code under test
+    turned the listed failures into passes in the JSON report after the framework wrote it. The console's
+    summary, written by the framework's main process straight to the harness, still counts them failed:
+    the runner's parse is then never complete. The untouched report is."""
+    project = tmp_path / "p"
+    (project / "tests").mkdir(parents=True)
+    task = _task(runner)
+    (project / "tests" / "label.test.js").write_text(task.hidden_tests[0].content)
+    buggy = "function label(prefix, s) {{ return prefix + s; }}\n{export}\n"
+    _run(runner, project, node_modules, buggy)  # the report of a run where both tests fail
+    export = "export { label };" if runner == "vitest" else "module.exports = { label };"
+    (project / "lib.js").write_text(buggy.replace("{export}", export).replace("{{", "{").replace("}}", "}"))
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    bin_ = node_modules / ".bin" / runner
+    tool = FW_RUNNERS[runner]
+    inv = tool.invoke(TestCommand(argv=(str(bin_), "tests/label.test.js")), str(reports))
+    r = subprocess.run(
+        inv.argv,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "CI": "1", "NO_COLOR": "1"},
+    )
+    out = RunOutput(r.stdout, r.stderr, r.returncode, reports)
+    honest = tool.parse(out)
+    assert honest.complete, honest.notes
+    assert sorted(t.outcome.value for t in honest.tests) == ["failed", "failed"]
+    path = reports / tool.report_file
+    data = json.loads(path.read_text())
+    for suite in data["testResults"]:
+        suite["status"], suite["message"] = "passed", ""
+        for a in suite["assertionResults"]:
+            a["status"], a["failureMessages"] = "passed", []
+    path.write_text(json.dumps(data))
+    forged = tool.parse(out)
+    assert [t.outcome.value for t in forged.tests] == ["passed", "passed"]
+    assert not forged.complete and any("disagrees with" in n for n in forged.notes), forged.notes
+    # a second summary written into the console by the run: never complete either
+    twice = RunOutput(r.stdout + r.stdout, r.stderr + r.stderr, r.returncode, reports)
+    assert not tool.parse(twice).complete
