@@ -280,6 +280,10 @@ TRIGGERS: list[tuple[str, str, str]] = [
     ("pkg/a.py", "import os\nT = os.environ.get('PYTEST_CURRENT_TEST')\n", "test-detection"),
     ("src/a.js", "const t = Boolean(globalThis.process?.env?.NODE_TEST_CONTEXT);\n", "test-detection"),
     ("src/a.ts", "const t: boolean = 'JEST_WORKER_ID' in process.env;\n", "test-detection"),
+    # round twenty-five's session: what Vitest sets and registers (rt25-*-node-env-test, *-expect-global-*)
+    ("src/a.ts", "const t = process.env.TEST === 'true';\n", "test-detection"),
+    ("src/a.ts", "const t = Symbol.for('expect-global') in globalThis;\n", "test-detection"),
+    ("src/a.ts", "const t = typeof (globalThis as any).expect === 'function';\n", "test-detection"),
     (
         "f.go",
         'package p\nimport "flag"\nfunc g() bool { return flag.Lookup("test" + ".v") != nil }\n',

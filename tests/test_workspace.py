@@ -692,10 +692,12 @@ def test_guard_blocks_init_py_added_in_a_hidden_test_directory(tmp_path: Path) -
 
 
 def test_guard_allows_init_py_added_in_a_source_directory(tmp_path: Path) -> None:
+    """In a source directory, yes; in the hidden tests' test tree (``tests/``), never (since round
+    twenty-five's session: see test_guard_restores_changes_inside_the_hidden_tests_test_tree)."""
     root, bad = guard_case(tmp_path, {"src/pkg/sub/__init__.py": "", "tests/unitx/__init__.py": ""})
-    assert bad == []
+    assert bad == ["tests/unitx/__init__.py"]
     assert (root / "src/pkg/sub/__init__.py").exists()
-    assert (root / "tests/unitx/__init__.py").exists()
+    assert not (root / "tests/unitx/__init__.py").exists()
 
 
 def test_guard_blocks_root_init_py_when_hidden_tests_sit_at_the_root(tmp_path: Path) -> None:
@@ -782,8 +784,10 @@ def test_guard_restores_a_deleted_pyproject_that_had_a_pytest_section(tmp_path: 
 
 
 def test_guard_ignores_ordinary_source_changes(tmp_path: Path) -> None:
+    """A source change stays; a change to a test of the hidden tests' tree is restored (since round
+    twenty-five's session)."""
     root, bad = guard_case(tmp_path, {"src/pkg/mod.py": "v = 2\n", "tests/unit/test_old.py": "x = 1\n"})
-    assert bad == []
+    assert bad == ["tests/unit/test_old.py"]
     assert (root / "src/pkg/mod.py").read_text() == "v = 2\n"
 
 
@@ -1326,3 +1330,42 @@ def test_a_new_cargo_toml_with_nightly_features_or_profile_rustflags_is_blocked(
         root.mkdir()
         applied = apply_candidate(task, Candidate.files({"Cargo.toml": cargo}), root)
         assert (config_violations(task, applied.changed, root) == ["Cargo.toml"]) is blocked
+
+
+@pytest.mark.parametrize(
+    ("files", "blocked"),
+    [
+        ({"test/fixtures/nested.ts": "Object.assign = () => ({});\n"}, ["test/fixtures/nested.ts"]),
+        ({"test/helpers.ts": "export {};\n"}, ["test/helpers.ts"]),  # a new file there too
+        ({"src/defu.ts": "export const defu = 2;\n"}, []),  # the program
+        ({"pkg/testdata/golden.txt": "forged\n"}, ["pkg/testdata/golden.txt"]),  # Go's fixtures
+        ({"docs/test/page.md": "x\n"}, []),  # a test-named directory that holds no hidden test
+        ({"test/gold_fixture.ts": "export const x = 2;\n"}, []),  # a path the gold patch changes
+    ],
+)
+def test_guard_restores_changes_inside_the_hidden_tests_test_tree(
+    tmp_path: Path, files: dict[str, str], blocked: list[str]
+) -> None:
+    """Round twenty-five's session (rt25-defu-test-fixture-side-effect-patches-object-assign): the hidden
+    test imports ``test/fixtures/nested.ts``; rewritten to patch ``Object.assign``, it fixed the tests with
+    the library untouched. A change inside a test tree (``test``, ``tests``, ``__tests__``, ``spec``) that
+    holds hidden tests, or in Go's ``testdata``, is test configuration, unless the gold patch changes it."""
+    task = _guard_task(
+        {
+            "src/defu.ts": "export const defu = 1;\n",
+            "test/fixtures/nested.ts": "export const nested = {};\n",
+            "test/gold_fixture.ts": "export const x = 1;\n",
+            "pkg/testdata/golden.txt": "ok\n",
+            "docs/test/page.md": "",
+        },
+        {"test/defu.test.ts": ""},
+    )
+    gold = (
+        "--- a/test/gold_fixture.ts\n+++ b/test/gold_fixture.ts\n"
+        "@@ -1 +1 @@\n-export const x = 1;\n+export const x = 2;\n"
+    )
+    task = task.model_copy(update={"gold_patch": gold})
+    root = tmp_path / "ws"
+    materialise(task.workspace, root)
+    applied = apply_candidate(task, Candidate.files(files), root)
+    assert config_violations(task, applied.changed, root) == blocked

@@ -693,11 +693,14 @@ def config_violations(
     test_only_dirs = {d for d in test_dirs if d and d not in originals}
     # The hidden tests' own paths are re-injection's business (inject_tests writes them over anything).
     hidden = {t.path for t in task.hidden_tests}
+    trees = {d for d in test_dirs if posixpath.basename(d) in _TEST_TREES}
+    gold = _gold_paths(task)
     out: list[str] = []
     for rel in sorted(set(changed) - hidden):
         name = posixpath.basename(rel)
         if (
-            name in _ALWAYS
+            _in_test_tree(rel, trees, gold)
+            or name in _ALWAYS
             or name.endswith(".pth")
             or _is_cargo_config(rel)
             or _autoloaded(rel)
@@ -815,6 +818,31 @@ def _in_build_tool_tests(rel: str, root: Path, base: Baseline) -> bool:
     return any(
         (root / module / b).is_file() or base.get(posixpath.join(module, b)) is not None for b in _BUILD_FILES
     )
+
+
+#: Directories that hold a project's tests and their fixtures, never its program: a candidate's change
+#: under one that holds hidden tests is restored (Go's ``testdata`` wherever it is).
+_TEST_TREES = frozenset({"test", "tests", "__tests__", "spec", "specs"})
+
+
+def _gold_paths(task: Task) -> frozenset[str]:
+    try:
+        return frozenset(patch_paths(task.gold_patch)) if task.gold_patch else frozenset()
+    except Exception:  # an unreadable gold diff leaves nothing exempt
+        return frozenset()
+
+
+def _in_test_tree(rel: str, trees: set[str], gold: frozenset[str]) -> bool:
+    """A path inside a test tree that holds hidden tests (``test/fixtures/nested.ts`` beside
+    ``test/defu.test.ts``), or in a Go ``testdata`` directory, that the gold patch does not touch. Round
+    twenty-five's session (rt25-defu-test-fixture-side-effect-patches-object-assign): a fixture module the
+    hidden test imports was rewritten to patch ``Object.assign``, the library left as it was."""
+    if rel in gold:
+        return False
+    parts = rel.split("/")[:-1]
+    if "testdata" in parts:
+        return True
+    return any("/".join(parts[: i + 1]) in trees for i in range(len(parts)))
 
 
 def _added_beside_hidden_tests(

@@ -36,6 +36,7 @@ from ._checks import (
     _js_framework_target,
     _lit,
     _names_test,
+    _one,
     _outside_test_tools,
     _probe,
     _py_always_equal,
@@ -55,6 +56,7 @@ from ._checks import (
     _self_path,
     _std_fd,
     _std_path,
+    _text,
     _ticker,
 )
 from ._queries import (
@@ -616,7 +618,35 @@ RULES: tuple[Rule, ...] = (
         "test-detection",
         JS,
         "a test runner's environment variable named in a literal",
-        lambda s, f: s in ("NODE_TEST_CONTEXT", "JEST_WORKER_ID", "VITEST", "VITEST_WORKER_ID"),
+        lambda s, f: (
+            s in ("NODE_TEST_CONTEXT", "JEST_WORKER_ID", "VITEST", "VITEST_WORKER_ID", "TEST")
+            or s == "expect-global"
+        ),
+        tests_too=False,
+    ),
+    # round twenty-five's session (rt25-*-only-when-expect-global-present): Vitest sets TEST=true and
+    # registers its expect as a global (NODE_ENV, which it sets to "test" too, stays a near miss: libraries
+    # read it for their own development modes)
+    Rule(
+        "test-detection",
+        JS,
+        "(member_expression object: (member_expression property: (property_identifier) @env)"
+        " property: (property_identifier) @hit)",
+        "process.env.TEST: set by Vitest in a test run",
+        lambda caps, f: _text(_one(caps, "env")) == "env" and _text(_one(caps, "hit")) == "TEST",
+        tests_too=False,
+    ),
+    Rule(
+        "test-detection",
+        JS,
+        "(member_expression object: [(identifier) (parenthesized_expression)] @g"
+        " property: (property_identifier) @hit)",
+        "a test framework's global read off the global object (globalThis.expect)",
+        lambda caps, f: (
+            re.match(r"^\(*\s*(globalThis|global|window|self)\b", _text(_one(caps, "g"))) is not None
+            and _text(_one(caps, "hit"))
+            in ("expect", "vi", "jest", "describe", "it", "test", "beforeEach", "afterEach")
+        ),
         tests_too=False,
     ),
     Rule(
