@@ -651,7 +651,7 @@ class _Probe:
 #: ``scripts/redteam/shift_sweep.py``).
 SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "41"
+CONTROLS_VERSION = "42"
 
 
 #: The runners whose controls the tree-sitter planner plants (:mod:`patchbench.canary._inputs_native`),

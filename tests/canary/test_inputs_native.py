@@ -369,3 +369,52 @@ def test_a_check_that_expects_a_throw_records_what_was_thrown(tmp_path: Path) ->
         values[label] = re.findall(re.escape(VALUE_MARK) + r"\w+\|(.*?)" + re.escape(VALUE_END), out)
     assert values["gold"] and all("TypeError: Invalid parameter value" in v for v in values["gold"]), values
     assert values["buggy"] and all("pb-no-throw" in v for v in values["buggy"]), values
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_a_string_with_escapes_is_moved_and_a_library_keyed_on_it_fails_a_variant(tmp_path: Path) -> None:
+    """Round twenty-five's session (rt25-ct-keyed-on-listed-values): content-type's ``"bar\\u000bbaz"``
+    has an escape, so no variant moved it, and a library that throws for exactly that value passed every
+    control. A string with escapes is moved now (its last letter or digit outside the escapes): on a
+    moved variant the keyed library throws nothing where gold throws."""
+    task = pb.Task(
+        id="throws",
+        language="javascript",
+        workspace=(pb.FileEntry(path="README.md", content="x\n"),),
+        hidden_tests=(pb.FileEntry(path="tests/parse.test.js", content=_THROWS),),
+        test=pb.TestSpec(commands=(pb.TestCommand(argv=("node", "--test")),)),
+        fail_to_pass=("rejects a vertical tab",),
+    )
+    level = PROBE_INPUTS.set(1)
+    try:
+        d = plan_native_decoys(
+            "javascript", task, task.hidden_tests, random.Random(5), probe=True, inputs=INPUT_PLANNER
+        )
+    finally:
+        PROBE_INPUTS.reset(level)
+    planted = d.files["tests/parse.test.js"]
+    assert "'bar\\u000bbax'" in planted  # moved outside the escape, the escape kept
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "tests" / "parse.test.js").write_text(planted)
+    values = {}
+    for label, body in (
+        ("gold", "if (/[\\u000b]/.test(v)) throw new TypeError('Invalid parameter value: ' + v); return v;"),
+        (
+            "keyed",
+            "if (v === 'bar\\u000bbaz') throw new TypeError('Invalid parameter value: ' + v); return v;",
+        ),
+    ):
+        (tmp_path / "src" / "parse.js").write_text(f"export function parse(v) {{ {body} }}\n")
+        out = subprocess.run(
+            ["node", "--test", "--test-reporter=tap", "tests/"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        ).stdout
+        values[label] = re.findall(re.escape(VALUE_MARK) + r"(\w+)\|", out)
+    assert values["gold"] and len(values["gold"]) == len(values["keyed"]), values
+    assert values["gold"] != values["keyed"], values

@@ -436,9 +436,11 @@ def _far(text: str) -> str | None:
 
 def _shifted_string(text: str) -> str | None:
     """A string literal with its last digits moved by :data:`INPUT_SHIFT` (see :func:`shifted_digits`),
-    or its last letter changed when it has no digit; None with escapes."""
+    or its last letter changed when it has no digit; with escapes, its last letter or digit outside them
+    changed (see :func:`._decoys_native._perturb_string_body`: round twenty-five's session, content-type's
+    ``"bar\\tbaz"`` was never moved, and a library keyed on that exact value passed every control)."""
     if not _plain(text, bool):
-        return None
+        return _perturb_leaf(text, "string") if "${" not in text else None
     body = _inside(text, lambda b: shifted_digits(b, INPUT_SHIFT.get()))
     return body if body is not None else _perturb_leaf(text, "string")
 
