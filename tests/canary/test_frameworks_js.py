@@ -18,9 +18,9 @@ from patchbench.canary._inputs_native import native_value
 from patchbench.canary._probing import PROBE_INPUTS
 from patchbench.results import TestResult
 from patchbench.runners._base import RunOutput
-from patchbench.runners.node import JestRunner, VitestRunner, parse_jest_json, parse_mocha_json
+from patchbench.runners.node import JestRunner, MochaRunner, VitestRunner, parse_jest_json, parse_mocha_json
 
-FW_RUNNERS = {"vitest": VitestRunner(), "jest": JestRunner()}
+FW_RUNNERS = {"vitest": VitestRunner(), "jest": JestRunner(), "mocha": MochaRunner()}
 #: The versions tests/fixtures/jsframeworks captured its reports with.
 VERSIONS = {"vitest": "4.1.12", "jest": "30.5.2", "mocha": "12.0.3"}
 
@@ -277,14 +277,15 @@ def test_expect_checks_get_decoys_and_moved_controls(tmp_path: Path, node_module
         assert passed == [True] * len(c.decoys), got
 
 
-@pytest.mark.parametrize("runner", ["vitest", "jest"])
+@pytest.mark.parametrize("runner", ["vitest", "jest", "mocha"])
 def test_a_report_rewritten_after_the_run_disagrees_with_the_console(
     tmp_path: Path, node_modules: Path, runner: str
 ) -> None:
     """Round twenty-five's session (rt25-defu-forger-*): a process detached from the code under test
     turned the listed failures into passes in the JSON report after the framework wrote it. The console's
     summary, written by the framework's main process straight to the harness, still counts them failed:
-    the runner's parse is then never complete. The untouched report is."""
+    the runner's parse is then never complete. The untouched report is. Mocha prints no summary beside
+    its JSON reporter, but exits with its failure count."""
     project = tmp_path / "p"
     (project / "tests").mkdir(parents=True)
     task = _task(runner)
@@ -313,14 +314,21 @@ def test_a_report_rewritten_after_the_run_disagrees_with_the_console(
     assert sorted(t.outcome.value for t in honest.tests) == ["failed", "failed"]
     path = reports / tool.report_file
     data = json.loads(path.read_text())
-    for suite in data["testResults"]:
-        suite["status"], suite["message"] = "passed", ""
-        for a in suite["assertionResults"]:
-            a["status"], a["failureMessages"] = "passed", []
+    if runner == "mocha":
+        for t in data["tests"]:
+            t["err"] = {}
+        data["passes"], data["failures"] = data["tests"], []
+    else:
+        for suite in data["testResults"]:
+            suite["status"], suite["message"] = "passed", ""
+            for a in suite["assertionResults"]:
+                a["status"], a["failureMessages"] = "passed", []
     path.write_text(json.dumps(data))
     forged = tool.parse(out)
     assert [t.outcome.value for t in forged.tests] == ["passed", "passed"]
     assert not forged.complete and any("disagrees with" in n for n in forged.notes), forged.notes
+    if runner == "mocha":
+        return
     # a second summary written into the console by the run: never complete either
     twice = RunOutput(r.stdout + r.stdout, r.stderr + r.stderr, r.returncode, reports)
     assert not tool.parse(twice).complete

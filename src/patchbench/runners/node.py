@@ -541,6 +541,15 @@ def parse_mocha_json(data: Any, *, exit_code: int | None) -> TestResults:
     if exit_code is None:
         notes.append("mocha was killed (no exit code): the report may be partial")
         complete = False
+    failed = sum(1 for t in data.get("failures") or [] if isinstance(t, dict))
+    if exit_code is not None and failed < exit_code < 255:
+        # Mocha exits with its failure count (at most 255; a wrapper such as npm with 1): a report with
+        # fewer failures than that was rewritten after Mocha wrote it (see console_check)
+        notes.append(
+            f"the mocha report disagrees with mocha's exit code: {failed} failure(s) in the report, exit "
+            f"code {exit_code} (the report was rewritten)"
+        )
+        complete = False
     return TestResults(runner=MochaRunner.name, tests=tuple(tests), complete=complete, notes=tuple(notes))
 
 
