@@ -298,6 +298,7 @@ def _run(
         deadline = tt + task.test.time_limit_s
         all_tests: list[TestResult] = []
         complete = True
+        report_notes: list[str] = []
         exit_codes = ctx.exit_codes
         timed_out = False
         build_error: str | None = None
@@ -409,6 +410,9 @@ def _run(
                 notes.append(f"command {i}: no readable result ({problem})")
             all_tests.extend(parsed.tests)
             complete = complete and parsed.complete
+            if not parsed.complete:
+                # why the report is not complete (a rewritten report, a bail out): the verdict's reason
+                report_notes.extend(parsed.notes)
             if parsed.build_error is not None and build_error is None:
                 build_error = parsed.build_error
             notes.extend(f"command {i}: {n}" for n in parsed.notes)
@@ -453,7 +457,11 @@ def _run(
                 canary_state = CanaryState.PASSED
                 notes.extend(f"integrity: {w}" for w in sealed[:10])
         results = TestResults(
-            runner=runner.name, tests=tuple(all_tests), complete=complete, build_error=build_error
+            runner=runner.name,
+            tests=tuple(all_tests),
+            complete=complete,
+            build_error=build_error,
+            notes=tuple(report_notes),
         )
         f2p = match_ids(runner, task.fail_to_pass, results)
         p2p = match_ids(runner, task.pass_to_pass, results)
