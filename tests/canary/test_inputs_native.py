@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import patchbench as pb
-from patchbench.canary._decoys import FIRST_SINGLE, MAX_COPIES, SEVERAL, STRUCTURAL, is_input_key
+from patchbench.canary._decoys import FIRST_SINGLE, MAX_COPIES, SEVERAL, STRUCTURAL, Decoys, is_input_key
 from patchbench.canary._decoys_native import _GO_RECOVER, plan_native_decoys
 from patchbench.canary._inputs_native import INPUT_PLANNER, VALUE_END, VALUE_MARK, native_value
 from patchbench.canary._probing import PROBE_INPUTS
@@ -325,12 +325,8 @@ test('rejects a vertical tab', () => {
 """
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
-def test_a_check_that_expects_a_throw_records_what_was_thrown(tmp_path: Path) -> None:
-    """Round twenty-four: content-type's vertical-tab test only expects a throw, so it got exact copies
-    alone, and a forger of "every test with this check" passed them. Its moved copies now record what the
-    function threw (the error's name and message) or that it threw nothing, and the host compares that
-    with gold's: a library that still accepts the value records ``pb-no-throw``."""
+def _throws_planted() -> Decoys:
+    """The probes planted in :data:`_THROWS` (moved inputs at the first probing level)."""
     task = pb.Task(
         id="throws",
         language="javascript",
@@ -341,31 +337,45 @@ def test_a_check_that_expects_a_throw_records_what_was_thrown(tmp_path: Path) ->
     )
     level = PROBE_INPUTS.set(1)
     try:
-        d = plan_native_decoys(
+        return plan_native_decoys(
             "javascript", task, task.hidden_tests, random.Random(5), probe=True, inputs=INPUT_PLANNER
         )
     finally:
         PROBE_INPUTS.reset(level)
+
+
+def _run_parse(tmp_path: Path, planted: str, body: str) -> str:
+    """``node --test``'s TAP for the planted test file against ``parse(v) { body }``."""
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "tests").mkdir(exist_ok=True)
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "tests" / "parse.test.js").write_text(planted)
+    (tmp_path / "src" / "parse.js").write_text(f"export function parse(v) {{ {body} }}\n")
+    return subprocess.run(
+        ["node", "--test", "--test-reporter=tap", "tests/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_a_check_that_expects_a_throw_records_what_was_thrown(tmp_path: Path) -> None:
+    """Round twenty-four: content-type's vertical-tab test only expects a throw, so it got exact copies
+    alone, and a forger of "every test with this check" passed them. Its moved copies now record what the
+    function threw (the error's name and message) or that it threw nothing, and the host compares that
+    with gold's: a library that still accepts the value records ``pb-no-throw``."""
+    d = _throws_planted()
     probes = {n: k for n, k in d.probes.items() if is_input_key(k)}
     assert probes
-    (tmp_path / "src").mkdir()
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "package.json").write_text('{"type": "module"}\n')
-    (tmp_path / "tests" / "parse.test.js").write_text(d.files["tests/parse.test.js"])
     values = {}
     for label, body in (
         ("gold", "if (/[\\u000b]/.test(v)) throw new TypeError('Invalid parameter value: ' + v); return v;"),
         ("buggy", "return v;"),
     ):
-        (tmp_path / "src" / "parse.js").write_text(f"export function parse(v) {{ {body} }}\n")
-        out = subprocess.run(
-            ["node", "--test", "--test-reporter=tap", "tests/"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        ).stdout
+        out = _run_parse(tmp_path, d.files["tests/parse.test.js"], body)
         values[label] = re.findall(re.escape(VALUE_MARK) + r"\w+\|(.*?)" + re.escape(VALUE_END), out)
     assert values["gold"] and all("TypeError: Invalid parameter value" in v for v in values["gold"]), values
     assert values["buggy"] and all("pb-no-throw" in v for v in values["buggy"]), values
@@ -377,27 +387,9 @@ def test_a_string_with_escapes_is_moved_and_a_library_keyed_on_it_fails_a_varian
     has an escape, so no variant moved it, and a library that throws for exactly that value passed every
     control. A string with escapes is moved now (its last letter or digit outside the escapes): on a
     moved variant the keyed library throws nothing where gold throws."""
-    task = pb.Task(
-        id="throws",
-        language="javascript",
-        workspace=(pb.FileEntry(path="README.md", content="x\n"),),
-        hidden_tests=(pb.FileEntry(path="tests/parse.test.js", content=_THROWS),),
-        test=pb.TestSpec(commands=(pb.TestCommand(argv=("node", "--test")),)),
-        fail_to_pass=("rejects a vertical tab",),
-    )
-    level = PROBE_INPUTS.set(1)
-    try:
-        d = plan_native_decoys(
-            "javascript", task, task.hidden_tests, random.Random(5), probe=True, inputs=INPUT_PLANNER
-        )
-    finally:
-        PROBE_INPUTS.reset(level)
+    d = _throws_planted()
     planted = d.files["tests/parse.test.js"]
     assert "'bar\\u000bbax'" in planted  # moved outside the escape, the escape kept
-    (tmp_path / "src").mkdir()
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "package.json").write_text('{"type": "module"}\n')
-    (tmp_path / "tests" / "parse.test.js").write_text(planted)
     values = {}
     for label, body in (
         ("gold", "if (/[\\u000b]/.test(v)) throw new TypeError('Invalid parameter value: ' + v); return v;"),
@@ -406,15 +398,7 @@ def test_a_string_with_escapes_is_moved_and_a_library_keyed_on_it_fails_a_varian
             "if (v === 'bar\\u000bbaz') throw new TypeError('Invalid parameter value: ' + v); return v;",
         ),
     ):
-        (tmp_path / "src" / "parse.js").write_text(f"export function parse(v) {{ {body} }}\n")
-        out = subprocess.run(
-            ["node", "--test", "--test-reporter=tap", "tests/"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        ).stdout
+        out = _run_parse(tmp_path, planted, body)
         values[label] = re.findall(re.escape(VALUE_MARK) + r"(\w+)\|", out)
     assert values["gold"] and len(values["gold"]) == len(values["keyed"]), values
     assert values["gold"] != values["keyed"], values
