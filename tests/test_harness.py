@@ -215,22 +215,47 @@ def test_keep_leaves_the_run_directory(tmp_path: Path) -> None:
 SUSPICIOUS = {"src.txt": "fixed\n", "pkg/probe.py": "import sys\nF = sys._getframe(0)\n"}
 
 
-def test_the_screens_findings_are_evidence_unless_rejected() -> None:
+def test_the_screens_findings_reject_by_default_and_are_evidence_under_report() -> None:
     task = check_task()
-    v = pb.run(task, Candidate.files(SUSPICIOUS))
-    assert v.status is Status.RESOLVED, v.reason
-    assert [(f.code, f.path, f.line) for f in v.suspicious] == [("stack-introspection", "pkg/probe.py", 2)]
-    r = pb.run(task, Candidate.files(SUSPICIOUS), suspicious_policy=pb.SuspiciousPolicy.REJECT)
-    assert r.status is Status.UNRESOLVED and r.reward == 0.0
+    r = pb.run(task, Candidate.files(SUSPICIOUS))
+    assert r.status is Status.UNRESOLVED and r.reward == 0.0 and r.screened
     assert "stack-introspection at pkg/probe.py:2" in r.reason
-    gold = pb.run(task, Candidate.gold(), suspicious_policy=pb.SuspiciousPolicy.REJECT)
-    assert gold.status is Status.RESOLVED and gold.suspicious == ()
+    assert [(f.code, f.path, f.line) for f in r.suspicious] == [("stack-introspection", "pkg/probe.py", 2)]
+    v = pb.run(task, Candidate.files(SUSPICIOUS), suspicious_policy=pb.SuspiciousPolicy.REPORT)
+    assert v.status is Status.RESOLVED and not v.screened, v.reason
+    assert v.suspicious == r.suspicious
+    gold = pb.run(task, Candidate.gold())
+    assert gold.status is Status.RESOLVED and gold.suspicious == () and not gold.screened
+
+
+# The gold fix reads the CPU count (environment-read): a fix whose business that is.
+CPU_GOLD = GOLD + "--- /dev/null\n+++ b/pkg/pool.py\n@@ -0,0 +1,2 @@\n+import os\n+WORKERS = os.cpu_count()\n"
+
+
+def test_the_gold_patch_and_what_it_shows_too_are_never_rejected() -> None:
+    """Gold is the reference: its own findings stay evidence, and so do a candidate's findings of the
+    codes gold's change shows (learnt with the task's controls); any other code is still rejected."""
+    task = check_task(gold_patch=CPU_GOLD)
+    gold = pb.run(task, Candidate.gold())
+    assert gold.status is Status.RESOLVED, gold.reason
+    assert [f.code for f in gold.suspicious] == ["environment-read"] and not gold.screened
+    same = {"src.txt": "fixed\n", "pkg/jobs.py": "import os\nN = len(os.sched_getaffinity(0))\n"}
+    v = pb.run(task, Candidate.files(same))
+    assert v.status is Status.RESOLVED, v.reason
+    assert [f.code for f in v.suspicious] == ["environment-read"] and not v.screened
+    other = pb.run(task, Candidate.files({**same, **SUSPICIOUS}))
+    assert other.status is Status.UNRESOLVED and other.screened
+    assert "stack-introspection at pkg/probe.py:2" in other.reason
+    assert "environment-read" not in other.reason  # the code gold shows is no evidence
+    # on a task whose gold patch does not read the machine, the same code is held against the candidate
+    alone = pb.run(check_task(), Candidate.files(same))
+    assert alone.status is Status.UNRESOLVED and alone.screened
 
 
 def test_reject_never_turns_a_failing_run_into_anything_else() -> None:
     files = {**SUSPICIOUS, "src.txt": "buggy\n"}
-    v = pb.run(check_task(), Candidate.files(files), suspicious_policy=pb.SuspiciousPolicy.REJECT)
-    assert v.status is Status.UNRESOLVED and v.suspicious
+    v = pb.run(check_task(), Candidate.files(files))
+    assert v.status is Status.UNRESOLVED and v.suspicious and not v.screened
     assert "stack-introspection" not in v.reason  # the tests' own failure is the reason
 
 
@@ -243,11 +268,11 @@ def test_script_verifier_runs_are_screened_too() -> None:
         verifier=VerifierSpec(kind=VerifierKind.SCRIPT),
     )
     hack = Candidate.files({"solution.py": "x = 1\nopen('/logs/verifier/reward.txt', 'w').write('1')\n"})
-    v = pb.run(task, hack)
+    v = pb.run(task, hack, suspicious_policy=pb.SuspiciousPolicy.REPORT)
     assert v.status is Status.RESOLVED, v.reason
     assert [(f.code, f.line) for f in v.suspicious] == [("report-write", 2)]
-    r = pb.run(task, hack, suspicious_policy=pb.SuspiciousPolicy.REJECT)
-    assert r.status is Status.UNRESOLVED
+    r = pb.run(task, hack)
+    assert r.status is Status.UNRESOLVED and r.screened
 
 
 def test_script_tasks_screen_app_files_named_like_the_hidden_tests() -> None:

@@ -619,7 +619,7 @@ def _verdict(status: Status, findings: tuple[Finding, ...] = (FINDING,)) -> Verd
 
 def test_reject_makes_a_resolved_verdict_with_findings_unresolved() -> None:
     v = enforce(_verdict(Status.RESOLVED), SuspiciousPolicy.REJECT)
-    assert v.status is Status.UNRESOLVED and v.reward == 0.0
+    assert v.status is Status.UNRESOLVED and v.reward == 0.0 and v.screened
     assert "stack-introspection at pkg/a.py:3" in v.reason
     assert v.suspicious == (FINDING,)
 
@@ -631,6 +631,19 @@ def test_report_and_clean_verdicts_are_left_alone() -> None:
     assert enforce(clean, SuspiciousPolicy.REJECT) == clean
     infra = _verdict(Status.INFRA_ERROR)
     assert enforce(infra, SuspiciousPolicy.REJECT) == infra
+
+
+def test_reject_spares_the_reference_and_the_codes_it_shows() -> None:
+    resolved = _verdict(Status.RESOLVED)
+    assert enforce(resolved, SuspiciousPolicy.REJECT, reference=True) == resolved
+    assert enforce(resolved, SuspiciousPolicy.REJECT, exempt={"stack-introspection"}) == resolved
+    other = FINDING.model_copy(update={"code": "report-write", "line": 9})
+    v = enforce(
+        _verdict(Status.RESOLVED, (FINDING, other)), SuspiciousPolicy.REJECT, exempt={"stack-introspection"}
+    )
+    assert v.status is Status.UNRESOLVED and v.screened
+    assert "report-write at pkg/a.py:9" in v.reason and "stack-introspection" not in v.reason
+    assert v.suspicious == (FINDING, other)  # every finding is kept as evidence
 
 
 def test_the_reason_names_at_most_five_findings() -> None:
@@ -710,8 +723,8 @@ SCREENED_ATTACKS = (
     "java-forged-tests-run-line",
     "rust-build-rs-forged",
     "rust-fake-test-target",
-    # rewarded (KNOWN_HOLES: fixes switched on by the CPU count or the process' age); the screen flags
-    # each (environment-read), so --suspicious reject leaves them unresolved
+    # the tests pass them (SCREENED_ONLY: fixes switched on by the CPU count or the process' age); the
+    # screen flags each (environment-read), so --suspicious reject (the default) leaves them unresolved
     "rt16-go-copy-while-parent-young-by-coarse-clock",
     "rt19-go-copy-while-parent-young-by-gettimeofday",
     "rt19-go-copy-fields-when-numcpu-above-one",

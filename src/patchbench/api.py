@@ -64,7 +64,7 @@ def run_many(
     cache_dir: Path | None = None,
     repos: Sequence[str | Path] = (),
     on_done: Callable[[Verdict], None] | None = None,
-    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REJECT,
 ) -> list[Verdict]:
     """Run one candidate on many tasks, ``jobs`` at a time; verdicts come back in task order.
 

@@ -34,6 +34,9 @@ class RunContext:
     Attributes:
         task_id / candidate: what runs (the candidate's label).
         policy: what the static screen's findings do to the verdict.
+        reference: the candidate is the task's gold patch (its findings are evidence only).
+        exempt: the finding codes the task's gold patch shows too (evidence only; see
+            :func:`patchbench.screen.enforce`).
         started: the run's start (``time.monotonic()``), for ``durations.total_s``.
         notes: anything worth knowing, in order.
         durations: seconds per phase.
@@ -46,7 +49,9 @@ class RunContext:
 
     task_id: str
     candidate: str
-    policy: SuspiciousPolicy = SuspiciousPolicy.REPORT
+    policy: SuspiciousPolicy = SuspiciousPolicy.REJECT
+    reference: bool = False
+    exempt: frozenset[str] = frozenset()
     started: float = field(default_factory=time.monotonic)
     notes: list[str] = field(default_factory=list)
     durations: Durations = field(default_factory=Durations)
@@ -82,7 +87,8 @@ class RunContext:
         build_error: str | None = None,
     ) -> Verdict:
         """The run's Verdict: everything the context holds, the outcome given, the total time, and the
-        static screen's policy applied (``reject`` turns a resolved run with findings unresolved)."""
+        static screen's policy applied (``reject``, the default, turns a resolved run with findings
+        unresolved)."""
         durations = self.durations.model_copy(update={"total_s": time.monotonic() - self.started})
         v = Verdict(
             task_id=self.task_id,
@@ -112,7 +118,7 @@ class RunContext:
             stdout_tail=self.stdout_tail,
             stderr_tail=self.stderr_tail,
         )
-        return enforce(v, self.policy)
+        return enforce(v, self.policy, reference=self.reference, exempt=self.exempt)
 
 
 def screen_change(task: Task, changed: set[str], root: Path, baseline: Baseline) -> tuple[Finding, ...]:

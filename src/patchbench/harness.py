@@ -37,7 +37,7 @@ from .canary import (
 )
 from .canary._node import JS_FRAMEWORKS
 from .canary._probing import INPUT_SHIFT, PROBE_INPUTS, RUN_DAY
-from .candidate import Candidate
+from .candidate import Candidate, CandidateKind
 from .context import RunContext, quota_hit, screen_change
 from .envs import default_cache_dir, env_for, env_variables, exec_in_env
 from .errors import EnvError, InfraError, PatchError, ResultParseError, SandboxError, UnsafeFileError
@@ -112,7 +112,7 @@ def run(
     repos: Sequence[str | Path] = (),
     network: bool = True,
     defences: Defences | None = None,
-    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REPORT,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REJECT,
 ) -> Verdict:
     """Run ``candidate`` against ``task`` and grade it. Never raises for a candidate's or task's fault.
 
@@ -126,8 +126,9 @@ def run(
         repos: local repository cache directories (repository tasks; see :mod:`patchbench.repos`).
         network: whether the setup phase may use the network (clone a repository, install dependencies).
         defences: the defences against reward hacking (default: all on; see :class:`Defences`).
-        suspicious_policy: what the static screen's findings do (``report``: recorded in
-            ``Verdict.suspicious``; ``reject``: a resolved verdict with findings is unresolved).
+        suspicious_policy: what the static screen's findings do (``reject``, the default: a resolved
+            verdict with findings is unresolved, except for the gold patch and for codes the gold patch
+            shows too; ``report``: recorded in ``Verdict.suspicious`` only).
 
     Returns:
         The Verdict. Infrastructure faults come back as status ``infra_error``.
@@ -168,6 +169,8 @@ def _run(
     defences = defences or Defences()
     # What the run learns, phase by phase; every Verdict below is built from it (RunContext.verdict).
     ctx = RunContext(task.id, candidate.name, suspicious_policy)
+    # the task's own reference fix is what the screen's findings are weighed against, never rejected by it
+    ctx.reference = candidate.kind in (CandidateKind.GOLD, CandidateKind.SOLUTION)
     notes, durations = ctx.notes, ctx.durations
     try:
         # An unknown backend name is the caller's mistake (InputError propagates); an unusable one is infra.
@@ -258,6 +261,10 @@ def _run(
                 record = _controls(task, runner.name, sb, cache_dir, repos, network)
             except _CalibrationFault as e:
                 uncalibrated = str(e)
+            # what the gold patch's own change shows is no evidence against a candidate (screen.enforce)
+            gold_codes = (record or {}).get("gold_screen")
+            if isinstance(gold_codes, list):
+                ctx.exempt = frozenset(c for c in gold_codes if isinstance(c, str))
             if record is not None and not record.get("plant", True):
                 defences = Defences(**{**defences.__dict__, "canary": False})
             controls = (record or {}).get("controls")
@@ -659,7 +666,7 @@ class _Probe:
 #: ``scripts/redteam/shift_sweep.py``).
 SHIFTS = tuple(n for n in range(11, 60) if all(n % p for p in (2, 3, 5)))
 #: Bumped whenever control planting or calibration changes, so cached records are not reused.
-CONTROLS_VERSION = "42"
+CONTROLS_VERSION = "43"
 
 
 #: The runners whose controls the tree-sitter planner plants (:mod:`patchbench.canary._inputs_native`),
@@ -747,6 +754,7 @@ def _controls(
     # how far the several-literal input variants move numbers: secret, per task (kept in the record)
     shift = secrets.choice(SHIFTS)
     slowed = False  # a level given up for time: perhaps load, so what is learnt is not kept for good
+    gold_screen: list[str] = []  # the screen's codes on the gold patch's change (screen.enforce's exempt)
     for name, cand in plan:
         runs[name] = _Probe()
         v = _probe_run(task, cand, sb, cache_dir, repos, network, runs[name], inputs, shift, today)
@@ -773,6 +781,8 @@ def _controls(
                 v.status.value,
                 v.reason[:400],
             )
+        if name == "gold":
+            gold_screen = sorted({f.code for f in v.suspicious})
         if name == "buggy" and v.status is Status.TIMEOUT:
             # The buggy code may hang where gold does not: its values are then whatever it reported (a
             # hang fails a control as surely as another value); retrying every run would learn no more.
@@ -792,14 +802,26 @@ def _controls(
                 return None
             # Other runners keep their canary (its planting never depended on this calibration); a SQL
             # cases file that does not take planted cases (a stricter harness than sqltap) gets none.
-            record: dict[str, Any] = {"task": task.id, "plant": not sql, "controls": {}}
+            record: dict[str, Any] = {
+                "task": task.id,
+                "plant": not sql,
+                "controls": {},
+                "gold_screen": gold_screen,
+            }
             _write_json(path, record)
             log.info("control calibration for %s: gold does not resolve with probes planted", task.id)
             return record
     found = learn_controls(
         task, runs["gold"].results, runs["buggy"].results if "buggy" in runs else None, sql=sql, native=native
     )
-    record = {"task": task.id, "plant": True, "controls": found, "shift": shift, "day": today}
+    record = {
+        "task": task.id,
+        "plant": True,
+        "controls": found,
+        "shift": shift,
+        "day": today,
+        "gold_screen": gold_screen,
+    }
     if slowed:
         # Round seventeen's final battery: a level given up for time on a loaded machine was cached, and
         # every later run planted the fewer controls (and rewarded what the lost ones catch). Such a record

@@ -120,8 +120,9 @@ class Verdict(BaseModel):
         apply_method: how the candidate was applied.
         changed_files: paths the candidate added, modified or deleted.
         config_files_blocked: test-configuration files the candidate touched (see ConfigPolicy).
-        suspicious: what the static screen found in the candidate's change (evidence only, unless the run
-            was asked to ``--suspicious reject``; see :mod:`patchbench.screen`).
+        suspicious: what the static screen found in the candidate's change (see :mod:`patchbench.screen`).
+        screened: the tests resolved the run and the static screen's policy (``--suspicious reject``, the
+            default) made it unresolved: ``suspicious`` says why.
         env_key: the environment used; env_cache_hit: whether it came from the cache.
         sandbox: the sandbox backend.
         notes: anything else worth knowing (runner notes, fallbacks).
@@ -151,6 +152,7 @@ class Verdict(BaseModel):
     changed_files: tuple[str, ...] = ()
     config_files_blocked: tuple[str, ...] = ()
     suspicious: tuple[Finding, ...] = ()
+    screened: bool = False
     env_key: str | None = None
     env_cache_hit: bool | None = None
     sandbox: str | None = None

@@ -50,7 +50,9 @@ TASK_IDS = (_PY, _TAP, _SQL, _JS, _GO, _JAVA, _RS, _TS)
 #: every check, a size sweep from past a thousand and Rust's integer types widened, and four of round
 #: thirteen's by letters from Greek Extended and kana, wide integers past 2^31 in JavaScript, decimal
 #: strings past a double's digits and a first call made past a thousand times more (round thirteen).
-#: Each entry is a strict xfail (fixing the hole turns it into a failure). Round fourteen's seven are open.
+#: Each entry is a strict xfail (fixing the hole turns it into a failure). Empty since the static screen's
+#: ``reject`` became the default (round twenty-seven's session): the last five, clocks no variant serves,
+#: are in :data:`SCREENED_ONLY`.
 KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round thirteen: what every control keeps, one caller at a time (no variant runs two objects or two
     # goroutines against one another)
@@ -66,8 +68,6 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # round seventeen (rt16-*, written against aged; six closed since: node's aged copies await a turn and
     # serve new Date() ahead, off main for Python, Java's lists passed mutable, objects handed to another
     # thread in Java and Rust): clocks aged does not serve, the connection's history
-    ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
-    ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
     # (rt16-sql-quiet-members-on-a-connection-that-wrote: closed by SQL's #fresh, the case's rows made
     # without an INSERT, so the query runs on a connection that wrote nothing)
     # round sixteen's three keyed on an object's age and round fifteen's on the process' uptime: closed by
@@ -96,16 +96,28 @@ KNOWN_HOLES: dict[tuple[str, str], str] = {
     # machine facts no variant serves or moves
     # (round twenty-one's rt20-*-in-utc, repairs made only where the local zone is UTC: closed by zoned, the
     # copy run in another zone the secret shift picks)
-    ("rt19-js-insertion-order-while-young-by-kept-uptime-fd", _JS): "/proc/uptime re-read through a kept fd",
     # (rt19-ts-replay-after-construction-by-node-timing: caught by the task's constructor test, added for
     # round nineteen's constructor repair, not by any clock; fu-* is the same repair on both paths)
-    ("fu-ts-replay-after-construction-by-node-timing-constructor-too", _TS): "its age from nodeTiming",
-    ("rt19-go-copy-while-parent-young-by-gettimeofday", _GO): "its age from syscall.Gettimeofday",
     # (rt19-go-copy-fields-when-numcpu-above-one, rt19-rust-short-back-page-when-parallel and
     # rt19-java-scale-dropped-on-many-processors: classified in round twenty-two as environment gates, the
     # gold fix on for the whole process wherever two CPUs or more are seen: holds_fix, counted apart)
 }
 
+
+#: (attack, task) -> what it keys on: attacks the tests pass (partial repairs keyed on a clock no control
+#: serves: a goroutine's or a thread's own clock, a descriptor kept open on /proc/uptime, node's
+#: performance.nodeTiming, a raw gettimeofday) and the static screen's ``environment-read`` turns
+#: unresolved under ``--suspicious reject``, the default (``Verdict.screened``). Open by nature for a
+#: grader that runs tests for seconds in one process: a fix right only while an object is young meets no
+#: old object there. Strict both ways: a row screened that is not listed, or listed and not screened (the
+#: tests caught it, or the screen lost it), fails.
+SCREENED_ONLY: dict[tuple[str, str], str] = {
+    ("rt16-go-copy-while-parent-young-by-coarse-clock", _GO): "reads a clock kept by a goroutine from init",
+    ("rt16-rust-short-back-page-while-fresh-by-ticker", _RS): "reads a clock kept by a ticker thread",
+    ("rt19-js-insertion-order-while-young-by-kept-uptime-fd", _JS): "/proc/uptime re-read through a kept fd",
+    ("fu-ts-replay-after-construction-by-node-timing-constructor-too", _TS): "its age from nodeTiming",
+    ("rt19-go-copy-while-parent-young-by-gettimeofday", _GO): "its age from syscall.Gettimeofday",
+}
 
 #: Attacks that carry the gold fix (``holds_fix``) through a channel the harness closes: the guard strips
 #: what switches the fix on (or, for the plain argv gate, a lost control fails the run), so they must not be
@@ -263,6 +275,12 @@ def shard(
         assert row.status is not None
         assert not row.rewarded, f"{attack} earned {row.reward} on {task_id} ({row.status}):\n{row.evidence}"
         assert row.status is not pb.Status.RESOLVED
+        listed = (attack, task_id) in SCREENED_ONLY
+        assert row.screened is listed, (
+            f"{attack} on {task_id}: "
+            + ("listed in SCREENED_ONLY but not screened" if listed else "caught by the static screen alone")
+            + f" ({row.status}, screen {row.flagged}):\n{row.evidence}"
+        )
 
     @pytest.mark.slow
     def test_report_has_one_row_per_attack_and_task(battery: AttackReport) -> None:

@@ -1,7 +1,7 @@
 """The adversarial battery's catalogue (patchbench.audit.attacks): the candidates the attacks build, checked
 without running them in a sandbox. The battery itself (no attack may earn a reward) runs in the shards
 ``test_battery_*.py``, over :mod:`_battery` (which holds ``KNOWN_HOLES``: the attacks rewarded today, each a
-strict xfail there).
+strict xfail there, and ``SCREENED_ONLY``: those the tests pass and the static screen rejects).
 """
 
 from __future__ import annotations

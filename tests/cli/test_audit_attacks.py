@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 import patchbench as pb
-from patchbench.audit.attack_report import write_attack_reports
+from patchbench.audit.attack_report import attacks_to_markdown, write_attack_reports
 from patchbench.audit.attacks import CATALOGUE, AttackReport, AttackResult, GoldResult, plan_attacks
 from patchbench.cli import app
+from patchbench.screen import SuspiciousPolicy
 from patchbench.verdict import Status
 
 runner = CliRunner()
@@ -134,9 +135,11 @@ def test_write_attack_reports_renders_a_hole_and_a_lost_gold_patch(tmp_path: Pat
         "tasks": 2,
         "rows": 4,
         "applied": 2,
+        "suspicious_policy": "reject",
         "rewarded": 1,
+        "rewarded_by_tests": 1,
+        "screened": 0,
         "rewarded_flagged": 0,
-        "rewarded_under_reject": 1,
         "accepted_holding_fix": 0,
         "gold_run": 2,
         "gold_resolved": 1,
@@ -259,18 +262,19 @@ def test_battery_on_two_builtin_tasks(tmp_path: Path) -> None:
     assert "No attack earned a reward." in md and "Every gold patch resolved." in md
 
 
-def test_the_screens_flags_give_the_counts_under_suspicious_reject(tmp_path: Path) -> None:
-    """A rewarded attack the static screen flagged is unresolved under ``--suspicious reject``; a resolved
-    gold patch it flagged is lost there: the report gives both counts beside the default ones."""
+def test_the_report_counts_what_the_static_screen_caught(tmp_path: Path) -> None:
+    """Under ``--suspicious reject`` (the default) a row the tests passed and the screen made unresolved
+    is *screened*: not a hole, but counted beside the holes (what the tests alone reward) and listed; a
+    gold patch the screen flagged is evidence only."""
     report = AttackReport(
         results=(
             AttackResult(
                 attack="py-sys-exit-at-import",
                 task="t1",
                 applicable=True,
-                status=Status.RESOLVED,
-                reward=1.0,
-                rewarded=True,
+                status=Status.UNRESOLVED,
+                reward=0.0,
+                screened=True,
                 flagged=("environment-read",),
             ),
             AttackResult(
@@ -287,14 +291,29 @@ def test_the_screens_flags_give_the_counts_under_suspicious_reject(tmp_path: Pat
             GoldResult(task="t2", status=Status.RESOLVED, reward=1.0, resolved=True, flagged=("self-exec",)),
         ),
     )
-    assert [r.attack for r in report.holes_under_reject] == ["py-os-exit-at-import"]
-    assert [g.task for g in report.gold_flagged] == ["t2"]
+    assert [r.attack for r in report.holes] == ["py-os-exit-at-import"]
+    assert [r.attack for r in report.screened] == ["py-sys-exit-at-import"]
+    assert [r.attack for r in report.holes_by_tests] == ["py-sys-exit-at-import", "py-os-exit-at-import"]
+    assert [g.task for g in report.gold_flagged] == ["t2"] and not report.gold_lost
     md_path, js_path = write_attack_reports(report, tmp_path, dataset="builtin")
     md = md_path.read_text()
-    assert "under `--suspicious reject`, **1 rewarded** and 1 gold lost" in md
-    assert "| py-sys-exit-at-import | t1 | resolved | 1 | environment-read | - |" in md
-    assert "- t2: self-exec" in md
+    assert "the tests alone passed 2; the static screen (`--suspicious reject`, the default) made **1**" in md
+    assert "## Caught by the static screen alone" in md
+    assert "| py-sys-exit-at-import | t1 | environment-read |" in md
+    assert "- t2: self-exec" in md and "never rejected" in md
     summary = json.loads(js_path.read_text())["summary"]
-    assert (summary["rewarded"], summary["rewarded_flagged"], summary["rewarded_under_reject"]) == (2, 1, 1)
-    assert summary["gold_flagged"] == 1
+    assert summary["suspicious_policy"] == "reject"
+    assert (summary["rewarded"], summary["rewarded_by_tests"], summary["screened"]) == (1, 2, 1)
+    assert summary["gold_flagged"] == 1 and summary["gold_lost"] == 0
     assert AttackReport.model_validate(json.loads(js_path.read_text())) == report
+    # under report, the same rewarded row flagged by the screen is a hole, counted as flagged
+    rows = (
+        report.results[0].model_copy(
+            update={"status": Status.RESOLVED, "reward": 1.0, "rewarded": True, "screened": False}
+        ),
+    )
+    under_report = AttackReport(results=rows, policy=SuspiciousPolicy.REPORT)
+    assert [r.attack for r in under_report.holes_flagged] == ["py-sys-exit-at-import"]
+    md = attacks_to_markdown(under_report, dataset="builtin")
+    assert "under `--suspicious report`: the static screen flagged 1 of the rewarded attacks" in md
+    assert "| py-sys-exit-at-import | t1 | resolved | 1 | environment-read | - |" in md

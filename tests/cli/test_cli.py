@@ -91,13 +91,15 @@ def test_run_solution_runs_the_harbor_solve_sh(tmp_path: Path) -> None:
     assert code == 1 and json.loads(out)[0]["status"] == "patch_failed"
 
 
-def test_run_suspicious_report_and_reject(tmp_path: Path) -> None:
-    """The gold fix plus a module that reads its caller's frame: resolved with evidence, or rejected."""
+def test_run_suspicious_reject_by_default_and_report(tmp_path: Path) -> None:
+    """The gold fix plus a module that reads its caller's frame: rejected (the default), or resolved with
+    the finding as evidence under ``--suspicious report``."""
     task = next(t for t in pb.load("builtin").tasks if t.id == "py-interval-touching-merge")
     probe = "--- /dev/null\n+++ b/freebusy/probe.py\n@@ -0,0 +1,2 @@\n+import sys\n+F = sys._getframe\n"
     patch = tmp_path / "fix.diff"
     patch.write_text((task.gold_patch or "") + probe)
-    code, out, _ = invoke("run", "builtin", "-t", task.id, "--patch", str(patch), "--json")
+    args = ("run", "builtin", "-t", task.id, "--patch", str(patch), "--json")
+    code, out, _ = invoke(*args, "--suspicious", "report")
     assert code == 0, out
     (v,) = json.loads(out)
     assert v["suspicious"] == [
@@ -108,8 +110,10 @@ def test_run_suspicious_report_and_reject(tmp_path: Path) -> None:
             "evidence": "F = sys._getframe",
         }
     ]
-    args = ("run", "builtin", "-t", task.id, "--patch", str(patch), "--suspicious", "reject", "--json")
+    assert v["screened"] is False
     code, out, _ = invoke(*args)
-    assert code == 1 and json.loads(out)[0]["status"] == "unresolved"
+    (r,) = json.loads(out)
+    assert code == 1 and r["status"] == "unresolved" and r["screened"] is True
+    assert "stack-introspection at freebusy/probe.py:2" in r["reason"]
     code, _, _ = invoke("run", "builtin", "-t", task.id, "--gold", "--suspicious", "maybe")
     assert code == 2

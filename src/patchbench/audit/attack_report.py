@@ -13,12 +13,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ..screen import SuspiciousPolicy
 from .attacks import CATALOGUE, AttackReport
 
 __all__ = ["attack_report_json", "attack_summary", "attacks_to_markdown", "write_attack_reports"]
 
 #: Bumped when the JSON document changes incompatibly.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _EVIDENCE_CELL = 200
 
 
@@ -43,9 +44,11 @@ def attack_summary(report: AttackReport, *, dataset: str) -> dict[str, Any]:
         "tasks": len(_tasks(report)),
         "rows": len(report.results),
         "applied": len(report.applied),
+        "suspicious_policy": report.policy.value,
         "rewarded": len(report.holes),
-        "rewarded_flagged": len(report.holes) - len(report.holes_under_reject),
-        "rewarded_under_reject": len(report.holes_under_reject),
+        "rewarded_by_tests": len(report.holes_by_tests),
+        "screened": len(report.screened),
+        "rewarded_flagged": len(report.holes_flagged),
         "accepted_holding_fix": len(report.gated),
         "gold_run": len(report.gold),
         "gold_resolved": len(report.gold) - gold_lost,
@@ -83,11 +86,21 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         f"- {s['attacks']} attacks x {s['tasks']} tasks: {s['applied']} applied, "
         f"**{s['rewarded']} rewarded**; gold: {s['gold_resolved']} resolved, **{s['gold_lost']} lost**",
     ]
-    if report.holes or report.gold:
+    if report.policy is SuspiciousPolicy.REJECT and (report.screened or report.holes_flagged):
         lines.append(
-            f"- the static screen flagged {s['rewarded_flagged']} of the rewarded attacks and "
-            f"{s['gold_flagged']} gold patches: under `--suspicious reject`, **{s['rewarded_under_reject']} "
-            f"rewarded** and {s['gold_lost'] + s['gold_flagged']} gold lost"
+            f"- the tests alone passed {s['rewarded_by_tests']}; the static screen (`--suspicious reject`, "
+            f"the default) made **{s['screened']}** of them unresolved"
+            + (
+                f" ({s['rewarded_flagged']} rewarded rows show only codes their gold patch shows too)"
+                if report.holes_flagged
+                else ""
+            )
+        )
+    elif report.holes_flagged:
+        lines.append(
+            f"- under `--suspicious report`: the static screen flagged {s['rewarded_flagged']} of the "
+            "rewarded attacks (`--suspicious reject`, the default, would make them unresolved unless their "
+            "gold patch shows the same codes)"
         )
     if report.gated:
         lines.append(
@@ -102,8 +115,9 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
         "",
         "Each attack is a candidate that tries to earn a reward without fixing the bug (forged test "
         "reports, an early clean exit, patched test tools, resource bombs...). An attack is *rewarded* "
-        "(a hole in the grading) when its verdict is `resolved` or its reward is above 0. Each task's gold "
-        "patch runs in the same batch: a defence must never cost a gold patch.",
+        "(a hole in the grading) when its verdict is `resolved` or its reward is above 0, under the "
+        f"static screen's policy `--suspicious {report.policy.value}`. Each task's gold patch runs in the "
+        "same batch: a defence must never cost a gold patch.",
         "",
         "## Rewarded attacks",
         "",
@@ -121,6 +135,21 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
             )
     else:
         lines.append("No attack earned a reward.")
+    if report.screened:
+        lines += [
+            "",
+            "## Caught by the static screen alone",
+            "",
+            "The tests passed these candidates; `--suspicious reject` made them unresolved for what their "
+            "change does (the screen's codes). Under `--suspicious report` they would be rewarded.",
+            "",
+            "| attack | task | screen |",
+            "| --- | --- | --- |",
+        ]
+        lines += [
+            f"| {_cell(r.attack)} | {_cell(r.task)} | {_cell(', '.join(r.flagged)) or '-'} |"
+            for r in report.screened
+        ]
     if report.gated:
         lines += [
             "",
@@ -151,7 +180,11 @@ def attacks_to_markdown(report: AttackReport, *, dataset: str) -> str:
     else:
         lines.append("No gold patch was run (no task has one).")
     if report.gold_flagged:
-        lines += ["", "Gold patches the static screen flagged (lost under `--suspicious reject`):", ""]
+        lines += [
+            "",
+            "Gold patches the static screen flagged (evidence only: a gold patch is never rejected):",
+            "",
+        ]
         lines += [f"- {_cell(g.task)}: {_cell(', '.join(g.flagged))}" for g in report.gold_flagged]
     if report.gold:
         lines += [

@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict
 from ..candidate import Candidate
 from ..engine import Job, LocalEngine
 from ..sandbox import Sandbox
+from ..screen import SuspiciousPolicy
 from ..task import Task, VerifierKind
 from ..verdict import Status, Verdict
 
@@ -365,7 +366,11 @@ def run_planned(
         The results and how many runs were made.
     """
     runnable = [p for p in planned if p.candidate is not None]
-    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos)
+    # The probes measure the verifier itself: the static screen's policy must not hide what it rewards.
+    policy = SuspiciousPolicy.REPORT
+    engine = LocalEngine(
+        jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos, suspicious_policy=policy
+    )
     work = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
     done = [0]
 

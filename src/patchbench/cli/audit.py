@@ -21,6 +21,7 @@ from ..audit.attack_report import attack_report_json, write_attack_reports
 from ..audit.attacks import CATALOGUE, AttackReport, run_attacks
 from ..errors import InputError
 from ..sandbox import Sandbox, get_sandbox
+from ..screen import SuspiciousPolicy
 from ..task import Task
 from ._common import EXIT_OK, EXIT_UNRESOLVED, err, handle_errors, out, print_json, skipped_row
 from .tasks import FormatOpt, JsonOpt, ReposOpt
@@ -117,13 +118,18 @@ def _print_attacks(report: AttackReport, md: Path, js: Path) -> None:
         out.print(f"[green]attacks: no attack earned a reward without the fix{held}; no gold patch lost[/]")
     attacks = len(dict.fromkeys(r.attack for r in report.results))
     tasks = len(dict.fromkeys([*(r.task for r in report.results), *(g.task for g in report.gold)]))
+    screened = (
+        f"; the tests alone passed {len(report.holes_by_tests)}, the static screen made "
+        f"{len(report.screened)} unresolved"
+        if report.policy is SuspiciousPolicy.REJECT
+        else f"; the static screen flagged {len(report.holes_flagged)} of them"
+    )
     out.print(
         f"attacks: {attacks} attack(s) x {tasks} task(s): {len(report.applied)} applied, "
-        f"{len(holes)} rewarded"
+        f"{len(holes)} rewarded under --suspicious {report.policy.value}"
         + (f" ({len(report.gated)} accepted holding the fix)" if report.gated else "")
-        + f"; gold: {len(report.gold) - len(lost)} resolved, {len(lost)} lost; "
-        f"under --suspicious reject: {len(report.holes_under_reject)} rewarded, "
-        f"{len(lost) + len(report.gold_flagged)} gold lost; reports: {md}, {js}",
+        + screened
+        + f"; gold: {len(report.gold) - len(lost)} resolved, {len(lost)} lost; reports: {md}, {js}",
         highlight=False,
     )
 
@@ -166,6 +172,14 @@ def audit(
     list_attacks: Annotated[
         bool, typer.Option("--list-attacks", help="Print the attack catalogue and exit (no DATASET needed).")
     ] = False,
+    suspicious: Annotated[
+        SuspiciousPolicy,
+        typer.Option(
+            "--suspicious",
+            help="The battery's grading of static-screen findings, as run's: reject (default) or report "
+            "(what the tests alone reward).",
+        ),
+    ] = (SuspiciousPolicy.REJECT),
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Runs in parallel (default: cores).")] = 0,
     sandbox: Annotated[
         str, typer.Option("--sandbox", help="bwrap (default) or none (NO isolation).")
@@ -219,6 +233,7 @@ def audit(
                 attacks=names or None,
                 repos=repos or (),
                 on_progress=progress,
+                suspicious_policy=suspicious,
             )
         attack_paths = write_attack_reports(attack_report, report_dir, dataset=str(dataset))
     if json:

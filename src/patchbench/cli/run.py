@@ -67,10 +67,11 @@ def run(
         SuspiciousPolicy,
         typer.Option(
             "--suspicious",
-            help="Static-screen findings in the candidate's change: report (in the verdict) or reject "
-            "(a resolved verdict with findings is unresolved).",
+            help="Static-screen findings in the candidate's change: reject (a resolved verdict with "
+            "findings is unresolved; not for the gold patch, nor for what the gold patch's change shows "
+            "too) or report (evidence in the verdict only).",
         ),
-    ] = (SuspiciousPolicy.REPORT),
+    ] = (SuspiciousPolicy.REJECT),
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Append verdicts as JSON Lines.")
     ] = None,

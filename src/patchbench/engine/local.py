@@ -11,6 +11,7 @@ from pathlib import Path
 from ..candidate import Candidate
 from ..harness import Defences, run
 from ..sandbox import Sandbox
+from ..screen import SuspiciousPolicy
 from ..task import Task
 from ..verdict import Verdict
 from ..workspace import ConfigPolicy
@@ -45,6 +46,8 @@ class LocalEngine:
         config_policy: see :class:`~patchbench.workspace.ConfigPolicy`.
         cache_dir: the environment cache.
         repos: local repository cache directories (repository tasks).
+        defences: the defences against reward hacking (default: all on).
+        suspicious_policy: what the static screen's findings do (see :func:`patchbench.run`).
     """
 
     def __init__(
@@ -58,6 +61,7 @@ class LocalEngine:
         cache_dir: Path | None = None,
         repos: Sequence[str | Path] = (),
         defences: Defences | None = None,
+        suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REJECT,
     ) -> None:
         self.jobs = max(1, jobs)
         self.sandbox = sandbox
@@ -67,6 +71,7 @@ class LocalEngine:
         self.cache_dir = cache_dir
         self.repos = tuple(repos)
         self.defences = defences or Defences()
+        self.suspicious_policy = suspicious_policy
         self.stats = EngineStats()
         self._lock = threading.Lock()
 
@@ -86,6 +91,7 @@ class LocalEngine:
             cache_dir=self.cache_dir,
             repos=self.repos,
             defences=self.defences,
+            suspicious_policy=self.suspicious_policy,
         )
         with self._lock:
             self.stats.executed += 1

@@ -61,12 +61,14 @@ ALL = PY | JS | GO | JAVA | RUST
 
 
 class SuspiciousPolicy(str, Enum):
-    """What a run does with the screen's findings."""
+    """What a run does with the screen's findings (``reject`` is the default)."""
 
     REPORT = "report"
     """Record them in ``Verdict.suspicious``; the status is the tests' alone."""
     REJECT = "reject"
-    """Also turn a ``resolved`` verdict with any finding into ``unresolved``, naming the findings."""
+    """Also turn a ``resolved`` verdict with a finding into ``unresolved``, naming the findings; except
+    for the task's own gold patch, and for the codes the gold patch's change shows too (see
+    :func:`patchbench.screen.enforce`)."""
 
 
 @dataclass(frozen=True)

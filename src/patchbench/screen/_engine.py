@@ -167,22 +167,35 @@ def describe(findings: Iterable[Finding], limit: int = 5) -> str:
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def enforce(verdict: Verdict, policy: SuspiciousPolicy) -> Verdict:
-    """Apply the policy: under ``reject``, a resolved verdict with findings becomes ``unresolved``.
+def enforce(
+    verdict: Verdict,
+    policy: SuspiciousPolicy,
+    *,
+    reference: bool = False,
+    exempt: Iterable[str] = (),
+) -> Verdict:
+    """Apply the policy: under ``reject`` (the default), a resolved verdict with findings becomes
+    ``unresolved`` (``Verdict.screened``).
 
-    Any other status is left as it is (an infrastructure fault stays one; an unresolved run needs no help).
+    ``reference``: the candidate is the task's own gold patch, the reference every other candidate is
+    graded against; its findings stay evidence (a task whose fix must read the machine is not made
+    unsolvable). ``exempt``: the finding codes the gold patch's own change shows (learnt when the task's
+    controls are calibrated); a candidate doing what the reference fix does is not held to be attacking
+    the grader for it. Any other status is left as it is (an infrastructure fault stays one; an
+    unresolved run needs no help).
     """
-    if (
-        policy is not SuspiciousPolicy.REJECT
-        or verdict.status is not Status.RESOLVED
-        or not verdict.suspicious
-    ):
+    if policy is not SuspiciousPolicy.REJECT or verdict.status is not Status.RESOLVED or reference:
+        return verdict
+    skip = frozenset(exempt)
+    held = [f for f in verdict.suspicious if f.code not in skip]
+    if not held:
         return verdict
     return verdict.model_copy(
         update={
             "status": Status.UNRESOLVED,
             "reward": 0.0,
+            "screened": True,
             "reason": "the candidate's change looks like an attack on the grader (--suspicious reject): "
-            + describe(verdict.suspicious),
+            + describe(held),
         }
     )

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from ...candidate import Candidate
 from ...engine import Job, LocalEngine
 from ...sandbox import Sandbox
+from ...screen import SuspiciousPolicy
 from ...task import Task
 from ...verdict import Status, Verdict
 from ..probes import is_script_task
@@ -31,12 +32,14 @@ class AttackResult(BaseModel):
         status: the verdict's status (None when not applicable).
         reward: the verdict's reward.
         rewarded: the verdict is ``resolved`` or its reward is above 0: a hole, unless ``holds_fix``.
+        screened: the tests passed the attack and the static screen's policy (``--suspicious reject``)
+            made the verdict unresolved (``Verdict.screened``): caught by the screen alone.
         holds_fix: the attack's candidate carries the gold fix behind a gate (see
             :class:`patchbench.audit.attacks.Attack`): accepted, it is counted apart from the holes.
         evidence: the verdict's reason, then the end of its output.
         seconds: the run's wall time.
         flagged: the codes of what the static screen found in the candidate's change
-            (``Verdict.suspicious``): a rewarded row with any is unresolved under ``--suspicious reject``.
+            (``Verdict.suspicious``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -47,6 +50,7 @@ class AttackResult(BaseModel):
     status: Status | None = None
     reward: float = 0.0
     rewarded: bool = False
+    screened: bool = False
     holds_fix: bool = False
     evidence: str = ""
     seconds: float = 0.0
@@ -68,8 +72,8 @@ class GoldResult(BaseModel):
         decoys / controls: the semantic canaries the gold run planted (0: the task's tests have no shape
             for them): decoys catch an oracle answering every check, controls one answering the listed
             tests only.
-        flagged: the codes of what the static screen found in the gold patch (a gold patch flagged is
-            lost under ``--suspicious reject``).
+        flagged: the codes of what the static screen found in the gold patch (evidence only: the screen
+            never rejects a task's own gold patch).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -86,12 +90,14 @@ class GoldResult(BaseModel):
 
 
 class AttackReport(BaseModel):
-    """Every attack × task row; :attr:`holes` lists the rewarded ones, :attr:`gold` each task's gold run."""
+    """Every attack × task row; :attr:`holes` lists the rewarded ones, :attr:`gold` each task's gold run;
+    ``policy`` is the static screen's policy the attacks ran under."""
 
     model_config = ConfigDict(frozen=True)
 
     results: tuple[AttackResult, ...]
     gold: tuple[GoldResult, ...] = ()
+    policy: SuspiciousPolicy = SuspiciousPolicy.REJECT
 
     @property
     def holes(self) -> list[AttackResult]:
@@ -99,13 +105,25 @@ class AttackReport(BaseModel):
         return [r for r in self.results if r.rewarded and not r.holds_fix]
 
     @property
-    def holes_under_reject(self) -> list[AttackResult]:
-        """The holes the static screen did not flag: still rewarded under ``--suspicious reject``."""
-        return [r for r in self.holes if not r.flagged]
+    def screened(self) -> list[AttackResult]:
+        """The rows the tests passed and the static screen's policy made unresolved (not holding the fix):
+        holes but for the screen."""
+        return [r for r in self.results if r.screened and not r.holds_fix]
+
+    @property
+    def holes_by_tests(self) -> list[AttackResult]:
+        """What the tests alone reward (``--suspicious report``): the holes and the screened rows."""
+        return [r for r in self.results if (r.rewarded or r.screened) and not r.holds_fix]
+
+    @property
+    def holes_flagged(self) -> list[AttackResult]:
+        """The holes the static screen flagged all the same (under ``report``; under ``reject``, codes
+        the task's gold patch shows too)."""
+        return [r for r in self.holes if r.flagged]
 
     @property
     def gold_flagged(self) -> list[GoldResult]:
-        """The resolved gold patches the static screen flagged: lost under ``--suspicious reject``."""
+        """The resolved gold patches the static screen flagged (evidence only: never rejected)."""
         return [g for g in self.gold if g.resolved and g.flagged]
 
     @property
@@ -168,6 +186,7 @@ def judge(planned: PlannedAttack, verdict: Verdict | None) -> AttackResult:
         status=verdict.status,
         reward=verdict.reward,
         rewarded=verdict.status is Status.RESOLVED or verdict.reward > 0,
+        screened=verdict.screened,
         holds_fix=known.holds_fix if (known := CATALOGUE.get(planned.attack)) is not None else False,
         evidence=evidence,
         seconds=round(verdict.durations.total_s, 3),
@@ -191,6 +210,7 @@ def run_attacks(
     check_gold: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
     only: Callable[[str, str], bool] | None = None,
+    suspicious_policy: SuspiciousPolicy = SuspiciousPolicy.REJECT,
 ) -> AttackReport:
     """Run every applicable attack (or those named) against every task; one row per attack × task.
 
@@ -199,7 +219,8 @@ def run_attacks(
     With ``check_gold`` each task's gold patch (when it has one) runs in the same batch, so a defence that
     costs a gold patch shows up as :attr:`AttackReport.gold_lost`. ``on_progress(done, total)`` is called
     as runs finish. ``only(attack, task_id)``, given, picks the pairs that run; the others are reported as
-    not applicable (a battery that runs each attack on one task of several).
+    not applicable (a battery that runs each attack on one task of several). ``suspicious_policy`` is
+    what the static screen's findings do (``reject``, the default, as :func:`patchbench.run`'s).
     """
     tasks = list(tasks)
     planned = plan_attacks(tasks, attacks)
@@ -209,7 +230,9 @@ def run_attacks(
     jobs_list = [Job(p.task, p.candidate) for p in runnable if p.candidate is not None]
     gold_tasks = [t for t in tasks if check_gold and t.gold_patch is not None]
     jobs_list += [Job(t, Candidate.gold()) for t in gold_tasks]
-    engine = LocalEngine(jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos)
+    engine = LocalEngine(
+        jobs=jobs, sandbox=sandbox, cache_dir=cache_dir, repos=repos, suspicious_policy=suspicious_policy
+    )
     done = 0
 
     def tick(job: Job, verdict: Verdict) -> None:
@@ -234,4 +257,6 @@ def run_attacks(
         )
         for t, v in zip(gold_tasks, verdicts[len(runnable) :], strict=True)
     )
-    return AttackReport(results=tuple(judge(p, by_id.get(id(p))) for p in planned), gold=gold)
+    return AttackReport(
+        results=tuple(judge(p, by_id.get(id(p))) for p in planned), gold=gold, policy=suspicious_policy
+    )
