@@ -5,9 +5,11 @@
 For every built-in task: ``run(task, gold)`` ``--repeat`` times (it includes the screen), and the
 screen's own step — read what the gold patch changed from a workspace it was applied to
 (:func:`patchbench.workspace.read_changed`) and screen it (:func:`patchbench.screen.screen`) —
-``--screen-repeat`` times. The first screen of each language in a fresh process also pays for loading
-the grammar and compiling its queries: reported apart (``cold_ms``). Reports medians and the screen's
-share of the run; writes benchmarks/results/screen_cost.json.
+``--screen-repeat`` times, and the policy's step (:func:`patchbench.screen.enforce` under ``reject``, the
+default, on the gold verdict given a finding, against the codes gold shows) as often. The first screen of
+each language in a fresh process also pays for loading the grammar and compiling its queries: reported
+apart (``cold_ms``). Reports medians and the screen's share of the run; writes
+benchmarks/results/screen_cost.json.
 """
 
 from __future__ import annotations
@@ -20,13 +22,20 @@ import time
 from pathlib import Path
 
 import patchbench as pb
-from patchbench.screen import MAX_BYTES, SCREENED_EXTENSIONS, screen
+from patchbench.screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
+from patchbench.verdict import Finding
 from patchbench.workspace import Baseline, apply_candidate, read_changed
 
 
 def _screen_step(task: pb.Task, root: Path, base: Baseline, changed: set[str]) -> float:
     t = time.perf_counter()
     screen(task, read_changed(changed, root, base, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS))
+    return time.perf_counter() - t
+
+
+def _policy_step(v: pb.Verdict, exempt: frozenset[str]) -> float:
+    t = time.perf_counter()
+    enforce(v, SuspiciousPolicy.REJECT, exempt=exempt)
     return time.perf_counter() - t
 
 
@@ -59,6 +68,9 @@ def main() -> None:
             v = pb.run(task, pb.Candidate.gold())
             runs.append(time.perf_counter() - t)
             assert v.status is pb.Status.RESOLVED and v.suspicious == (), (task.id, v.reason, v.suspicious)
+        # the policy's step on a resolved verdict with a finding (the case that does the most work)
+        flagged = v.model_copy(update={"suspicious": (Finding(code="report-write", path="a.py", line=1),)})
+        policy = [_policy_step(flagged, frozenset({"environment-read"})) for _ in range(args.screen_repeat)]
         screen_ms, run_s = statistics.median(warm) * 1000, statistics.median(runs)
         rows.append(
             {
@@ -68,6 +80,7 @@ def main() -> None:
                 "findings": len(v.suspicious),
                 "cold_ms": round(cold * 1000, 2),
                 "screen_ms": round(screen_ms, 3),
+                "policy_us": round(statistics.median(policy) * 1e6, 2),
                 "run_s": round(run_s, 4),
                 "share_pct": round(100 * screen_ms / 1000 / run_s, 3),
             }
@@ -85,6 +98,7 @@ def main() -> None:
     worst = max(r["screen_ms"] for r in rows)
     middle = statistics.median(r["screen_ms"] for r in rows)
     print(f"screen: median of medians {middle:.3f} ms, worst {worst:.3f} ms")
+    print(f"policy (enforce under reject): worst median {max(r['policy_us'] for r in rows):.2f} us")
 
 
 if __name__ == "__main__":

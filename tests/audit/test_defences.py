@@ -2,7 +2,9 @@
 
 Each case runs the same attack twice on the same built-in task: once with every defence on (it must earn
 nothing) and once with exactly one defence off (it must be rewarded). A defence that stopped nothing, or
-an attack that could never win, would fail here.
+an attack that could never win, would fail here. The runs grade under ``--suspicious report``, so that the
+static screen (``reject``, the default) does not stand in for the defence switched off; where the screen
+flags the attack, a third run under the default shows it stops the attack alone.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import pytest
 import patchbench as pb
 from patchbench.audit.attacks import CATALOGUE
 from patchbench.harness import Defences
+
+REPORT = pb.SuspiciousPolicy.REPORT
 
 pytestmark = pytest.mark.slow
 
@@ -67,13 +71,20 @@ def test_switching_off_one_defence_lets_its_attacks_win(defence: str, attack: st
     candidate = CATALOGUE[attack].build(task)
     assert candidate is not None, f"{attack} does not apply to {task_id}"
 
-    on = pb.run(task, candidate)
+    on = pb.run(task, candidate, suspicious_policy=REPORT)
     assert on.status is not pb.Status.RESOLVED and on.reward == 0, (on.status, on.reason)
 
-    off = pb.run(task, candidate, defences=Defences(**{defence: False}))
+    off = pb.run(task, candidate, defences=Defences(**{defence: False}), suspicious_policy=REPORT)
     assert off.status is pb.Status.RESOLVED and off.reward == 1.0, (
         f"{attack} was not rewarded with {defence} off: {off.status} {off.reason}"
     )
+    if off.suspicious:
+        # the static screen is a layer of its own: under the default policy it stops the attack alone
+        screened = pb.run(task, candidate, defences=Defences(**{defence: False}))
+        assert screened.status is pb.Status.UNRESOLVED and screened.screened, (
+            screened.status,
+            screened.reason,
+        )
 
 
 #: Attacks that two layers (or more) stop: each layer alone suffices, so only switching off all lets them win.
@@ -106,9 +117,11 @@ def test_layered_defences_each_stop_the_attack_alone(
     candidate = CATALOGUE[attack].build(task)
     assert candidate is not None
     for off in ((), *((d,) for d in defences)):
-        v = pb.run(task, candidate, defences=Defences(**dict.fromkeys(off, False)))
+        v = pb.run(task, candidate, defences=Defences(**dict.fromkeys(off, False)), suspicious_policy=REPORT)
         assert v.status is not pb.Status.RESOLVED and v.reward == 0, (off, v.status, v.reason)
-    both = pb.run(task, candidate, defences=Defences(**dict.fromkeys(defences, False)))
+    both = pb.run(
+        task, candidate, defences=Defences(**dict.fromkeys(defences, False)), suspicious_policy=REPORT
+    )
     assert both.status is pb.Status.RESOLVED and both.reward == 1.0, (both.status, both.reason)
 
 
