@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .lifecycle import RunDir
 from .results import TestResult
-from .screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
+from .screen import DATA_EXTENSIONS, MAX_BYTES, SuspiciousPolicy, enforce, screen
 from .task import Task
 from .verdict import CanaryState, Durations, Finding, Status, TestCheck, Verdict
 from .workspace import Baseline, read_changed
@@ -123,9 +123,8 @@ class RunContext:
 
 def screen_change(task: Task, changed: set[str], root: Path, baseline: Baseline) -> tuple[Finding, ...]:
     """The static screen's findings on what the candidate changed (see :mod:`patchbench.screen`)."""
-    return screen(
-        task, read_changed(changed, root, baseline, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS)
-    )
+    # every changed file but data and documents: code loaded from a file of another name is screened too
+    return screen(task, read_changed(changed, root, baseline, limit=MAX_BYTES, skip=DATA_EXTENSIONS))
 
 
 def quota_hit(rd: RunDir) -> str:

@@ -136,18 +136,27 @@ class Baseline:
 
 
 def read_changed(
-    changed: Iterable[str], root: Path, baseline: Baseline, *, limit: int, extensions: Iterable[str]
+    changed: Iterable[str],
+    root: Path,
+    baseline: Baseline,
+    *,
+    limit: int,
+    extensions: Iterable[str] | None = None,
+    skip: Iterable[str] = (),
 ) -> list[ChangedFile]:
-    """The new (and original) text of the changed files the static screen parses, read safely.
+    """The new (and original) text of the changed files the static screen reads, read safely.
 
     The candidate wrote these files, so they are read through :func:`patchbench.untrusted.read_untrusted`:
     a link, a FIFO or a device is never opened and at most ``limit`` bytes are kept (the rest is flagged
-    as truncated). Deleted files, refused files and other extensions are skipped.
+    as truncated). Deleted files, refused files, files not ending in one of ``extensions`` (None: any) and
+    files ending in one of ``skip`` are left out.
     """
-    exts = tuple(extensions)
+    exts = None if extensions is None else tuple(extensions)
+    skipped = tuple(skip)
     out: list[ChangedFile] = []
     for rel in sorted(changed):
-        if not rel.lower().endswith(exts):
+        low = rel.lower()
+        if (exts is not None and not low.endswith(exts)) or (skipped and low.endswith(skipped)):
             continue
         try:
             data = read_untrusted(root / rel, root=root, limit=limit + 1, truncate=True)

@@ -1,5 +1,7 @@
 """Build the results table (markdown) and summary.jsonl from attacks.tsv and verdicts/*.json."""
+
 import json, pathlib, sys
+
 HERE = pathlib.Path(__file__).parent
 rows, summ = [], []
 tot = rd = rr = 0
@@ -14,7 +16,12 @@ for line in (HERE / "attacks.tsv").read_text().splitlines():
         try:
             v = json.loads(p.read_text())[0]
         except Exception:
-            out[mode] = {"status": "no-verdict", "reward": 0.0, "suspicious": [], "reason": p.read_text()[:200]}
+            out[mode] = {
+                "status": "no-verdict",
+                "reward": 0.0,
+                "suspicious": [],
+                "reason": p.read_text()[:200],
+            }
             continue
         out[mode] = v
     if out["default"] is None:
@@ -27,15 +34,27 @@ for line in (HERE / "attacks.tsv").read_text().splitlines():
     why = (r.get("reason") or d.get("reason") or "").replace("|", "/")
     if not why:
         why = "nothing stopped it (" + "; ".join(d.get("notes") or [])[-90:] + ")"
-    rows.append(f"| {name} | {task} | {lang} | {what.replace('|','/')} | {gated} | {d['status']} / {d['reward']} "
-                f"| {r.get('status')} / {r.get('reward')} | {', '.join(codes) or 'none'} | {why[:170]} |")
-    summ.append({"attack": name, "task": task, "language": lang, "gated": gated,
-                 "default": {k: d.get(k) for k in ("status", "reward", "reason", "controls", "decoys", "canary")},
-                 "reject": {k: r.get(k) for k in ("status", "reward", "reason")},
-                 "suspicious": d.get("suspicious"), "config_files_blocked": d.get("config_files_blocked"),
-                 "notes": d.get("notes")})
+    rows.append(
+        f"| {name} | {task} | {lang} | {what.replace('|', '/')} | {gated} | {d['status']} / {d['reward']} "
+        f"| {r.get('status')} / {r.get('reward')} | {', '.join(codes) or 'none'} | {why[:170]} |"
+    )
+    summ.append(
+        {
+            "attack": name,
+            "task": task,
+            "language": lang,
+            "gated": gated,
+            "default": {k: d.get(k) for k in ("status", "reward", "reason", "controls", "decoys", "canary")},
+            "reject": {k: r.get(k) for k in ("status", "reward", "reason")},
+            "suspicious": d.get("suspicious"),
+            "config_files_blocked": d.get("config_files_blocked"),
+            "notes": d.get("notes"),
+        }
+    )
 (HERE / "verdicts" / "summary.jsonl").write_text("".join(json.dumps(s) + "\n" for s in summ))
-print("| attack | task | lang | what it does | gated | default | --suspicious reject | screen codes | why (verdict reason) |")
+print(
+    "| attack | task | lang | what it does | gated | default | --suspicious reject | screen codes | why (verdict reason) |"
+)
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 print("\n".join(rows))
 print(f"\nTOTALS tried={tot} rewarded_default={rd} rewarded_reject={rr}")

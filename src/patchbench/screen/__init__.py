@@ -58,13 +58,22 @@ does no I/O, never raises on a candidate's text, and the harness only records it
 
 from __future__ import annotations
 
-from ._base import EVIDENCE_CHARS, GRAMMARS, MAX_BYTES, SCREENED_EXTENSIONS, ChangedFile, SuspiciousPolicy
+from ._base import (
+    DATA_EXTENSIONS,
+    EVIDENCE_CHARS,
+    GRAMMARS,
+    MAX_BYTES,
+    SCREENED_EXTENSIONS,
+    ChangedFile,
+    SuspiciousPolicy,
+)
 from ._checks import is_test_path
 from ._engine import changed_lines, describe, enforce, language_of, screen, screen_file
 from ._queries import FACTS
 from ._rules import RULES, Rule, compile_rules
 
 __all__ = [
+    "DATA_EXTENSIONS",
     "EVIDENCE_CHARS",
     "FACTS",
     "GRAMMARS",

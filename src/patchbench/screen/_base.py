@@ -38,8 +38,30 @@ GRAMMARS: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: The extensions the screen parses (anything else is not read by the harness).
+#: The extensions the screen parses by name.
 SCREENED_EXTENSIONS = frozenset(GRAMMARS)
+
+#: Extensions of data and documents, never read as code. Any other file the candidate wrote (``.cfg``,
+#: ``.conf``, ``.in``...) is screened as the task's language when it parses as that language without an
+#: error: code loaded by ``exec``, ``createRequire`` or ``include!`` (round twenty-seven).
+DATA_EXTENSIONS = frozenset(
+    {
+        ".md", ".rst", ".txt", ".json", ".jsonc", ".json5", ".jsonl", ".yaml", ".yml", ".toml", ".lock",
+        ".csv", ".tsv", ".html", ".htm", ".css", ".svg", ".xml", ".ini", ".properties", ".sum", ".mod",
+        ".gradle", ".sql", ".sh", ".bat", ".ps1", ".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".zip",
+        ".gz", ".tar", ".jar", ".class", ".so", ".o", ".a", ".wasm", ".map", ".snap", ".out", ".log",
+    }
+)  # fmt: skip
+
+#: The grammar a task's language is read with, for files whose extension names none.
+TASK_GRAMMAR = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "go": "go",
+    "java": "java",
+    "rust": "rust",
+}
 
 
 PY = frozenset({"python"})

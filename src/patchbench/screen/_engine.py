@@ -11,9 +11,11 @@ from typing import Any
 from ..task import Task
 from ..verdict import Finding, Status, Verdict
 from ._base import (
+    DATA_EXTENSIONS,
     EVIDENCE_CHARS,
     GRAMMARS,
     MAX_BYTES,
+    TASK_GRAMMAR,
     ChangedFile,
     SuspiciousPolicy,
     _parser,
@@ -25,7 +27,7 @@ from ._checks import (
     _one,
     _TestPaths,
     _text,
-    is_test_path,
+    literal,
 )
 from ._rules import (
     _rules_query,
@@ -90,9 +92,114 @@ def _rust_test_rows(root: Any) -> list[tuple[int, int]]:
     return out
 
 
+#: Per grammar: the node types of a ``+`` between strings, and of a string literal, that fold into one.
+_CONCAT = {
+    "python": ({"binary_operator", "concatenated_string"}, {"string"}),
+    "javascript": ({"binary_expression"}, {"string", "template_string"}),
+    "typescript": ({"binary_expression"}, {"string", "template_string"}),
+    "tsx": ({"binary_expression"}, {"string", "template_string"}),
+    "java": ({"binary_expression"}, {"string_literal"}),
+    "go": ({"binary_expression"}, {"interpreted_string_literal", "raw_string_literal"}),
+}
+
+
+def _fold_value(node: Any, joins: set[str], strings: set[str]) -> str | None:
+    """The value of a concatenation made of string literals only (parentheses allowed), else None."""
+    if node.type in strings:
+        if node.type == "template_string" and any(c.type == "template_substitution" for c in node.children):
+            return None
+        return literal(node)
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _fold_value(node.named_children[0], joins, strings)
+    if node.type not in joins:
+        return None
+    if node.type != "concatenated_string":
+        op = node.child_by_field_name("operator")
+        if op is None or _text(op) != "+":
+            return None
+    parts = [_fold_value(c, joins, strings) for c in node.named_children]
+    return None if any(v is None for v in parts) else "".join(p for p in parts if p is not None)
+
+
+def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], list[int]] | None:
+    """The source with every concatenation of string literals (``"_py" + "test"``, ``"org" + ".junit"``,
+    Python's ``"a" "b"``) written as the one literal it makes, the lines where that happened and each
+    line's number in the original (both 1-based; index 0 unused); None when there is none. Round
+    twenty-seven: gates spelt in pieces passed every literal rule."""
+    spec = _CONCAT.get(language)
+    if spec is None:
+        return None
+    joins, strings = spec
+    edits: list[tuple[int, int, int, bytes]] = []  # start byte, end byte, first row, the literal
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in joins and node.named_child_count > 1:
+            value = _fold_value(node, joins, strings)
+            if value is not None:
+                # the pieces' escapes stay as written; a bare quote (from a '...' piece) is escaped
+                quoted = '"' + re.sub(r'(?<!\\)"', r'\\"', value) + '"'
+                # a concatenation alone in parentheses is the literal itself (("_py" + "test") in ...)
+                span = node
+                while (
+                    span.parent is not None
+                    and span.parent.type == "parenthesized_expression"
+                    and span.parent.named_child_count == 1
+                ):
+                    span = span.parent
+                edits.append((span.start_byte, span.end_byte, span.start_point[0], quoted.encode()))
+                continue
+        stack.extend(node.children)
+    if not edits:
+        return None
+    out = bytearray(source)
+    for start, end, _, text in sorted(edits, reverse=True):
+        out[start:end] = text
+    folded = bytes(out)
+    # each folded line's original number: a concatenation over several lines became one line
+    removed = sorted((start, source.count(b"\n", start, end)) for start, end, _, _ in edits)
+    origin = [0]
+    line, k = 1, 0
+    for _ in range(folded.count(b"\n") + 1):
+        origin.append(line)
+        line += 1
+        # the original lines a concatenation that started on this line swallowed
+        while k < len(removed) and source.count(b"\n", 0, removed[k][0]) + 1 == origin[-1]:
+            line += removed[k][1]
+            k += 1
+    where = {origin.index(row + 1) for _, _, row, _ in edits if row + 1 in origin}
+    return folded, where, origin
+
+
+#: How a file loaded as Rust code by ``include!`` is read: an expression, inside a function on its first line.
+_RUST_INCLUDE = "fn __included() { "
+
+
+def _loaded_code(task: Task, changed: ChangedFile) -> tuple[str, str] | None:
+    """A file with no screened extension that is code all the same: the task's language and the text to
+    parse (see :data:`DATA_EXTENSIONS`), or None. It must parse without an error, so data, prose and
+    configuration in another syntax stay out."""
+    ext = posixpath.splitext(changed.path)[1].lower()
+    language = TASK_GRAMMAR.get(task.language)
+    if ext in DATA_EXTENSIONS or language is None or not changed.text.strip() or "\0" in changed.text:
+        return None
+    parser = _parser(language)
+    if parser is None:
+        return None
+    texts = [changed.text] + ([_RUST_INCLUDE + changed.text + "\n}"] if language == "rust" else [])
+    for text in texts:
+        root = parser.parse(text.encode("utf-8", errors="replace")).root_node
+        if not root.has_error and root.named_child_count:
+            return language, text
+    return None
+
+
 def screen_file(task: Task, changed: ChangedFile, *, tests: _TestPaths | None = None) -> list[Finding]:
     """The findings of one changed file (see :func:`screen`)."""
     language = language_of(changed.path)
+    text = changed.text
+    if language is None and (loaded := _loaded_code(task, changed)) is not None:
+        language, text = loaded
     if language is None or (parser := _parser(language)) is None:
         return []
     found: dict[tuple[str, int], Finding] = {}
@@ -106,33 +213,50 @@ def screen_file(task: Task, changed: ChangedFile, *, tests: _TestPaths | None = 
     lines = changed_lines(changed.before, changed.text)
     if lines is not None and not lines:
         return list(found.values())  # only deletions: nothing new to look at
-    source = changed.text.encode("utf-8", errors="replace")
+    source = text.encode("utf-8", errors="replace")
     root = parser.parse(source).root_node
     text_lines = changed.text.split("\n")
-    f = _File(changed.path, language, source, root, tests or _TestPaths.of(task), is_test_path(changed.path))
-    test_rows = _rust_test_rows(root) if language == "rust" else []
-    query, owners = _rules_query(language)
-    for index, caps in _raw_matches(query, root, None if lines is None else _span(source, lines)):
-        rule = owners[index]
-        hit = _one(caps, "hit")
-        if hit is None:
-            continue
-        first, last = hit.start_point[0] + 1, hit.end_point[0] + 1
-        if lines is not None and not any(ln in lines for ln in range(first, last + 1)):
-            continue
-        key = (rule.code, first)
-        if key in found:
-            continue
-        if not rule.tests_too and (f.is_test or any(a <= first - 1 <= b for a, b in test_rows)):
-            continue
-        if rule.check is not None and not rule.check(caps, f):
-            continue
-        if rule.needs is not None and not f.fact(rule.needs):
-            continue
-        evidence = text_lines[first - 1].strip() if first - 1 < len(text_lines) else _text(hit)
-        found[key] = Finding(
-            code=rule.code, path=changed.path, line=first, evidence=evidence[:EVIDENCE_CHARS]
-        )
+    paths = tests or _TestPaths.of(task)
+    is_test = paths.holds_test(changed.path)
+
+    def run_rules(source: bytes, root: Any, lines: set[int] | None, origin: list[int] | None = None) -> None:
+        f = _File(changed.path, language, source, root, paths, is_test)
+        test_rows = _rust_test_rows(root) if language == "rust" else []
+        query, owners = _rules_query(language)
+        for index, caps in _raw_matches(query, root, None if lines is None else _span(source, lines)):
+            rule = owners[index]
+            hit = _one(caps, "hit")
+            if hit is None:
+                continue
+            first, last = hit.start_point[0] + 1, hit.end_point[0] + 1
+            if lines is not None and not any(ln in lines for ln in range(first, last + 1)):
+                continue
+            if origin is not None:
+                first = origin[first] if first < len(origin) else first
+            key = (rule.code, first)
+            if key in found:
+                continue
+            if not rule.tests_too and (f.is_test or any(a <= first - 1 <= b for a, b in test_rows)):
+                continue
+            if rule.check is not None and not rule.check(caps, f):
+                continue
+            if rule.needs is not None and not f.fact(rule.needs):
+                continue
+            evidence = text_lines[first - 1].strip() if first - 1 < len(text_lines) else _text(hit)
+            found[key] = Finding(
+                code=rule.code, path=changed.path, line=first, evidence=evidence[:EVIDENCE_CHARS]
+            )
+
+    run_rules(source, root, lines)
+    folded = _folded(language, source, root)
+    if folded is not None:
+        # the same rules again where literals were joined, on the source that writes them as one (only
+        # where the candidate wrote: a folded line whose original is one of its changed lines)
+        joined, where, origin = folded
+        if lines is not None:
+            where = {w for w in where if origin[w] in lines}
+        if where:
+            run_rules(joined, parser.parse(joined).root_node, where, origin)
     return sorted(found.values(), key=lambda x: (x.line, x.code))
 
 

@@ -49,6 +49,7 @@ from . import redteam20  # noqa: F401
 from . import redteam21  # noqa: F401
 from . import redteam22  # noqa: F401
 from . import followups  # noqa: F401
+from . import redteam26  # noqa: F401
 
 # isort: on
 from ._kit import CATALOGUE, Attack

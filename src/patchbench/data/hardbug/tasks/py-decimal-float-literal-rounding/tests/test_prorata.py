@@ -43,6 +43,10 @@ class TestToDecimal:
         assert to_decimal(settings["fee"]) == Decimal("1.005")
         assert to_decimal(settings["share"]) == Decimal("0.1")
         assert round_money(settings["fee"]) == Decimal("1.01")
+        # every digit written counts, up to the 17 a double can need
+        more = json.loads('{"sum": 0.30000000000000004, "total": 12345678901234.56}')
+        assert to_decimal(more["sum"]) == Decimal("0.30000000000000004")
+        assert to_decimal(more["total"]) == Decimal("12345678901234.56")
 
 
 class TestRounding:
