@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from patchbench import FileEntry, Task, TestCommand, TestSpec
-from patchbench.screen import MAX_BYTES, ChangedFile, is_test_path, language_of, screen
+from patchbench.screen import DATA_EXTENSIONS, MAX_BYTES, ChangedFile, is_test_path, language_of, screen
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -54,12 +54,19 @@ def scan(repo: Path, commits: int) -> dict[str, object]:
             if status[:1] in ("A", "M") and "\t" not in path:
                 changed.append(path)
         tests = [p for p in changed if is_test_path(p)]
-        program = [p for p in changed if p not in tests and language_of(p) is not None]
-        if not program:
+        # as the harness reads them: every changed file but data and documents (the screen parses those
+        # with a screened extension, and any other that parses as the task's language without an error)
+        program = [p for p in changed if p not in tests and not p.lower().endswith(tuple(DATA_EXTENSIONS))]
+        if not any(language_of(p) is not None for p in program):
             continue
         listing = _git(repo, "ls-tree", "-r", "--name-only", f"{rev}^").splitlines()
+        # the task's language: the one most of the repository's source files are written in
+        langs = Counter(lang for p in listing if (lang := language_of(p)) is not None)
+        top = langs.most_common(1)[0][0] if langs else "python"
+        main_lang = "typescript" if top == "tsx" else top
         task = Task(
             id=rev[:12],
+            language=main_lang,
             workspace=tuple(FileEntry(path=p, content="") for p in listing if p not in tests),
             hidden_tests=tuple(FileEntry(path=p, content="") for p in tests),
             test=TestSpec(commands=(TestCommand(shell="true"),)),

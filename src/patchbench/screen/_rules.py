@@ -124,6 +124,16 @@ _PY_TEST_MARKERS = frozenset(
 )
 
 
+def _py_locale_read(caps: Any, f: _File) -> bool:
+    """``locale.getlocale()`` and the like; ``setlocale`` only when it is asked and not told a locale."""
+    hit = _one(caps, "hit")
+    if hit is None or _text(_one(caps, "a")) != "setlocale":
+        return True
+    call = hit.parent
+    args = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
+    return args is not None and args.named_child_count == 1
+
+
 RULES: tuple[Rule, ...] = (
     # ---- stack-introspection: the calling test's frames, locals, source or stack
     Rule("stack-introspection", PY, _ids(*_PY_FRAME_IDS), "frame or stack introspection"),
@@ -678,11 +688,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "test-detection",
         GO,
-        "(call_expression function: (selector_expression operand: (identifier) @o"
-        ' field: (field_identifier) @f (#eq? @o "flag") (#eq? @f "Lookup")) arguments: (argument_list) @args)'
+        "(call_expression function: (selector_expression operand: (_) @o"
+        ' field: (field_identifier) @f (#eq? @f "Lookup")) arguments: (argument_list) @args)'
         " @hit",
-        "flag.Lookup of a go test flag (test.v, test.run...)",
-        _cap("args", r"test"),
+        "flag.Lookup (or a FlagSet's, flag.CommandLine's) of a go test flag (test.v, test.run...)",
+        lambda caps, f: (
+            re.match(r"^(flag|flag\.CommandLine)$", _text(_one(caps, "o"))) is not None
+            and re.search(r"test", _text(_one(caps, "args"))) is not None
+        ),
         tests_too=False,
     ),
     *_literal_rules(
@@ -755,6 +768,29 @@ RULES: tuple[Rule, ...] = (
         GO,
         _go_sel(("runtime",), ("NumCPU",)),
         "runtime.NumCPU(): the CPUs the process started with",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        GO,
+        _go_sel(("runtime",), ("NumGoroutine",)),
+        "runtime.NumGoroutine(): how many goroutines the process runs (a test binary runs more)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        RUST,
+        "(call_expression function: (field_expression value: (call_expression function: (_) @cur)"
+        ' field: (field_identifier) @name (#eq? @name "name"))) @hit',
+        "the current thread's name (libtest runs each test on a thread named after it, not main)",
+        lambda caps, f: re.search(r"(^|::)current$", _text(_one(caps, "cur"))) is not None,
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        GO,
+        '((comment) @hit (#match? @hit "^//(go:build| *[+]build)( |.*[^a-z_])race([^a-z_]|$)"))',
+        "a build constraint on the race detector (a file built only under go test -race)",
         tests_too=False,
     ),
     Rule(
@@ -847,6 +883,38 @@ RULES: tuple[Rule, ...] = (
         _ids("if_nameindex", "gethostname", "uname", "getrlimit", "getuid", "geteuid", "getpwuid"),
         "the host's name or interfaces, the user or the process' limits (gethostname, if_nameindex, getuid, "
         "getrlimit)",
+        tests_too=False,
+    ),
+    # round twenty-seven (rt26-*-gate): the groups, the host by platform.node, the interpreter's flags and
+    # a fault handler: facts the grader's sandbox sets (setpriv --clear-groups, PYTHONDONTWRITEBYTECODE)
+    Rule(
+        "environment-read",
+        PY,
+        "(comparison_operator (call function: (attribute attribute: (identifier) @a"
+        ' (#match? @a "^(getpid|getppid)$"))) (integer)) @hit',
+        "the process id compared with a number (pid 2 in a pid namespace)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        PY,
+        _py_attr(("locale",), ("getlocale", "getdefaultlocale", "setlocale", "nl_langinfo")),
+        "the locale read (locale.getlocale, setlocale with no new locale)",
+        _py_locale_read,
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        PY,
+        _ids("getgroups", "getgrouplist"),
+        "the process' groups (os.getgroups)",
+        tests_too=False,
+    ),
+    Rule(
+        "environment-read",
+        PY,
+        _py_attr(("platform", "faulthandler", "sys"), ("node", "is_enabled", "flags")),
+        "the host's name (platform.node), a fault handler on, or the interpreter's flags (sys.flags)",
         tests_too=False,
     ),
     Rule(
