@@ -53,10 +53,11 @@ def test_every_attack_applies_to_a_task_of_the_battery() -> None:
     planned = [*plan_attacks(_tasks()), *plan_attacks(extra_tasks, extra_names)]
     applied = {p.attack for p in planned if p.candidate is not None}
     assert [name for name in CATALOGUE if name not in applied] == []
-    # the extra runs stay few (one run each; 15 since round twenty-one's py-decimal repair; the gates
-    # accepted by design, round twenty-two's rt21-* among them, run there under make battery only)
+    # the extra runs stay few (one run each; 15 since round twenty-one's py-decimal repair, 18 with round
+    # twenty-seven's three on py-decimal, py-sse and py-asyncio; the gates accepted by design, round
+    # twenty-two's rt21-* among them, run there under make battery only)
     run_by_make_test = [n for n in extra_names if not _accepted_gate(n)]
-    assert len(extra_tasks) <= 4 and len(run_by_make_test) <= 15
+    assert len(extra_tasks) <= 4 and len(run_by_make_test) <= 18
 
 
 # -- the candidates the attacks build (no sandbox) ----------------------------------------------------
