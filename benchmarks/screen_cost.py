@@ -3,13 +3,13 @@
     python benchmarks/screen_cost.py [--repeat 9] [--screen-repeat 200]
 
 For every built-in task: ``run(task, gold)`` ``--repeat`` times (it includes the screen), and the
-screen's own step — read what the gold patch changed from a workspace it was applied to
-(:func:`patchbench.workspace.read_changed`) and screen it (:func:`patchbench.screen.screen`) —
-``--screen-repeat`` times, and the policy's step (:func:`patchbench.screen.enforce` under ``reject``, the
-default, on the gold verdict given a finding, against the codes gold shows) as often. The first screen of
-each language in a fresh process also pays for loading the grammar and compiling its queries: reported
-apart (``cold_ms``). Reports medians and the screen's share of the run; writes
-benchmarks/results/screen_cost.json.
+screen's own step — read what the gold patch changed from a workspace it was applied to, as the harness
+does (every changed file but data and documents: :func:`patchbench.workspace.read_changed`), and screen
+it (:func:`patchbench.screen.screen`) — ``--screen-repeat`` times, and the policy's step
+(:func:`patchbench.screen.enforce` under ``reject``, the default, on the gold verdict given a finding,
+against the codes gold shows) as often. The first screen of each language in a fresh process also pays
+for loading the grammar and compiling its queries: reported apart (``cold_ms``). Reports medians and the
+screen's share of the run; writes benchmarks/results/screen_cost.json.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ import time
 from pathlib import Path
 
 import patchbench as pb
-from patchbench.screen import MAX_BYTES, SCREENED_EXTENSIONS, SuspiciousPolicy, enforce, screen
+from patchbench.screen import DATA_EXTENSIONS, MAX_BYTES, SuspiciousPolicy, enforce, screen
 from patchbench.verdict import Finding
 from patchbench.workspace import Baseline, apply_candidate, read_changed
 
 
 def _screen_step(task: pb.Task, root: Path, base: Baseline, changed: set[str]) -> float:
     t = time.perf_counter()
-    screen(task, read_changed(changed, root, base, limit=MAX_BYTES, extensions=SCREENED_EXTENSIONS))
+    screen(task, read_changed(changed, root, base, limit=MAX_BYTES, skip=DATA_EXTENSIONS))
     return time.perf_counter() - t
 
 
@@ -69,7 +69,9 @@ def main() -> None:
             runs.append(time.perf_counter() - t)
             assert v.status is pb.Status.RESOLVED and v.suspicious == (), (task.id, v.reason, v.suspicious)
         # the policy's step on a resolved verdict with a finding (the case that does the most work)
-        flagged = v.model_copy(update={"suspicious": (Finding(code="report-write", path="a.py", line=1),)})
+        flagged = v.model_copy(
+            update={"suspicious": (Finding(code="report-write", path="a.py", line=1, evidence="x"),)}
+        )
         policy = [_policy_step(flagged, frozenset({"environment-read"})) for _ in range(args.screen_repeat)]
         screen_ms, run_s = statistics.median(warm) * 1000, statistics.median(runs)
         rows.append(

@@ -7,6 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PY=/work/main/.venv/bin/python
 mkdir -p "$HERE/verdicts/after"
 while IFS=$'\t' read -r name task lang what kind; do
+  task=${task%% *}  # "bugsinpy-0001 (builtin:harbor)"
   case "$task" in
     realworld-*) DS=(/tmp/rw/repos/rows --repos /tmp/rw/repos/mirrors) ;;
     bugsinpy-*|junit-*) DS=(builtin:harbor) ;;

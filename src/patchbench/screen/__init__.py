@@ -51,9 +51,17 @@ rule holds for test files too. The codes:
 
 Only the lines the candidate added or changed count (a file's original text is diffed with its new text),
 so code the repository already had is never held against a candidate. Hidden test files are skipped: the
-harness writes them again over whatever the candidate left. The screen is evidence, not a verdict: it
-does no I/O, never raises on a candidate's text, and the harness only records its findings in
-``Verdict.suspicious`` unless ``--suspicious reject`` is asked for (see :func:`enforce`).
+harness writes them again over whatever the candidate left. Rules marked program-only skip test code:
+the task's test tree (the hidden tests' path up to their first test directory), files named like a test
+beside a hidden test, Go ``_test.go`` files and Rust ``#[cfg(test)]`` items. A concatenation of string
+literals (``"_py" + "test"``) is screened again as the one literal it makes, and a changed file with no
+screened extension that is not data (:data:`DATA_EXTENSIONS`) and parses as the task's language without
+an error (code ``exec``-ed, ``createRequire``-d or ``include!``-d) is screened as that language.
+
+The screen does no I/O and never raises on a candidate's text. Under ``--suspicious reject``, the
+default, a resolved run with findings is made unresolved, except the task's gold patch and the codes the
+gold patch's change shows too; ``--suspicious report`` only records them in ``Verdict.suspicious`` (see
+:func:`enforce`).
 """
 
 from __future__ import annotations
