@@ -76,6 +76,20 @@ TRIGGERS: list[tuple[str, str, str]] = [
     ),
     ("pkg/gate.go", "//go:build race\n\npackage pkg\n\nconst on = true\n", "environment-read"),
     # round twenty-seven: gates spelt in pieces (a concatenation of literals is screened as the one it makes)
+    # and names looked up by a constant (getattr, __import__, import_module, Reflect.get, x["name"])
+    ("pkg/core.py", 'ON = getattr(__import__("o" + "s"), "get" + "pid")() < 4096\n', "environment-read"),
+    ("pkg/core.py", 'ON = __import__("faulthandler").is_enabled()\n', "environment-read"),
+    (
+        "pkg/core.py",
+        'import importlib\nON = importlib.import_module("platform").node()\n',
+        "environment-read",
+    ),
+    (
+        "src/a.ts",
+        'const e = process.env;\nexport const on = !!e["NODE_" + "TEST_CONTEXT"];\n',
+        "test-detection",
+    ),
+    ("src/a.ts", 'export const on = !!Reflect.get(process.env, "NODE_TEST_CONTEXT");\n', "test-detection"),
     ("pkg/core.py", 'import sys\nON = ("_py" + "test") in sys.modules\n', "test-detection"),
     ("pkg/core.py", 'import sys\nON = ("_py"\n    + "te" "st") in sys.modules\n', "test-detection"),
     ("src/a.ts", 'export const on = !!process.env["NODE_" + "TEST_CONTEXT"];\n', "test-detection"),
@@ -908,3 +922,11 @@ def test_the_locale_set_and_a_pid_used_are_no_finding() -> None:
     assert codes("pkg/core.py", 'import locale\nlocale.setlocale(locale.LC_ALL, "C")\n') == set()
     assert codes("pkg/core.py", "import os\nNAME = f'tmp-{os.getpid()}'\n") == set()
     assert codes("src/a.rs", "pub fn f(p: &Person) -> &str {\n    p.name()\n}\n") == set()
+
+
+def test_lookups_by_a_constant_name_that_are_no_attack_stay_no_finding() -> None:
+    assert (
+        codes("pkg/core.py", 'X = getattr(obj, "name", None)\nY = getattr(obj, "name")\nZ = d["key"]\n')
+        == set()
+    )
+    assert codes("src/a.js", 'const x = obj["name"];\nconst y = Reflect.get(o, "k");\n') == set()

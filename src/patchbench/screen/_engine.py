@@ -121,54 +121,118 @@ def _fold_value(node: Any, joins: set[str], strings: set[str]) -> str | None:
     return None if any(v is None for v in parts) else "".join(p for p in parts if p is not None)
 
 
-def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], list[int]] | None:
-    """The source with every concatenation of string literals (``"_py" + "test"``, ``"org" + ".junit"``,
-    Python's ``"a" "b"``) written as the one literal it makes, the lines where that happened and each
-    line's number in the original (both 1-based; index 0 unused); None when there is none. Round
-    twenty-seven: gates spelt in pieces passed every literal rule."""
-    spec = _CONCAT.get(language)
-    if spec is None:
+def _literal_arg(node: Any, strings: set[str]) -> str | None:
+    """The value of a plain string literal node (no substitution), else None."""
+    if node is None or node.type not in strings:
         return None
-    joins, strings = spec
-    edits: list[tuple[int, int, int, bytes]] = []  # start byte, end byte, first row, the literal
+    if node.type == "template_string" and any(c.type == "template_substitution" for c in node.children):
+        return None
+    value = literal(node)
+    return value if re.fullmatch(r"[A-Za-z_$][\w$.]*", value) else None
+
+
+def _spelt(language: str, node: Any, strings: set[str]) -> str | None:
+    """What a constant-named lookup means, written plainly: ``__import__("os")`` and
+    ``importlib.import_module("os")`` are ``os``, ``getattr(x, "pid")`` and ``Reflect.get(x, "pid")`` are
+    ``x.pid``, ``x["pid"]`` is ``x.pid`` (JavaScript); None for anything else."""
+    if language == "python" and node.type == "call":
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        named = [] if args is None else args.named_children
+        name = _text(fn) if fn is not None else ""
+        if name in ("__import__", "importlib.import_module") and len(named) == 1:
+            return _literal_arg(named[0], strings)
+        if name == "getattr" and len(named) == 2 and (attr := _literal_arg(named[1], strings)):
+            return f"{_text(named[0])}.{attr}" if "." not in attr else None
+    if language in ("javascript", "typescript", "tsx"):
+        if node.type == "call_expression" and _text(node.child_by_field_name("function")) == "Reflect.get":
+            args = node.child_by_field_name("arguments")
+            named = [] if args is None else args.named_children
+            if len(named) == 2 and (attr := _literal_arg(named[1], strings)) and "." not in attr:
+                return f"{_text(named[0])}.{attr}"
+        if node.type == "subscript_expression":
+            obj, index = node.child_by_field_name("object"), node.child_by_field_name("index")
+            attr = _literal_arg(index, strings)
+            if obj is not None and attr and "." not in attr and "$" not in attr:
+                return f"{_text(obj)}.{attr}"
+    return None
+
+
+def _fold_once(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], list[int]] | None:
+    """One pass of :func:`_folded`: the edits it makes, the original lines they start on, and each new
+    line's original number (1-based; index 0 unused); None when there is nothing to write plainly."""
+    joins, strings = _CONCAT[language]
+    edits: list[tuple[int, int, int, bytes]] = []  # start byte, end byte, first row, the new text
     stack = [root]
     while stack:
         node = stack.pop()
+        text: str | None = None
         if node.type in joins and node.named_child_count > 1:
             value = _fold_value(node, joins, strings)
             if value is not None:
                 # the pieces' escapes stay as written; a bare quote (from a '...' piece) is escaped
-                quoted = '"' + re.sub(r'(?<!\\)"', r'\\"', value) + '"'
-                # a concatenation alone in parentheses is the literal itself (("_py" + "test") in ...)
-                span = node
-                while (
-                    span.parent is not None
-                    and span.parent.type == "parenthesized_expression"
-                    and span.parent.named_child_count == 1
-                ):
-                    span = span.parent
-                edits.append((span.start_byte, span.end_byte, span.start_point[0], quoted.encode()))
-                continue
+                text = '"' + re.sub(r'(?<!\\)"', r'\\"', value) + '"'
+        if text is None:
+            text = _spelt(language, node, strings)
+        if text is not None:
+            # a concatenation alone in parentheses is the literal itself (("_py" + "test") in ...)
+            span = node
+            while (
+                span.parent is not None
+                and span.parent.type == "parenthesized_expression"
+                and span.parent.named_child_count == 1
+            ):
+                span = span.parent
+            edits.append((span.start_byte, span.end_byte, span.start_point[0], text.encode()))
+            continue
         stack.extend(node.children)
     if not edits:
         return None
     out = bytearray(source)
-    for start, end, _, text in sorted(edits, reverse=True):
-        out[start:end] = text
+    for start, end, _, new in sorted(edits, reverse=True):
+        out[start:end] = new
     folded = bytes(out)
-    # each folded line's original number: a concatenation over several lines became one line
+    # each new line's original number: an edit over several lines became one line
     removed = sorted((start, source.count(b"\n", start, end)) for start, end, _, _ in edits)
     origin = [0]
     line, k = 1, 0
     for _ in range(folded.count(b"\n") + 1):
         origin.append(line)
         line += 1
-        # the original lines a concatenation that started on this line swallowed
+        # the original lines an edit that started on this line swallowed
         while k < len(removed) and source.count(b"\n", 0, removed[k][0]) + 1 == origin[-1]:
             line += removed[k][1]
             k += 1
-    where = {origin.index(row + 1) for _, _, row, _ in edits if row + 1 in origin}
-    return folded, where, origin
+    return folded, {row + 1 for _, _, row, _ in edits}, origin
+
+
+def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], list[int]] | None:
+    """The source written plainly: every concatenation of string literals (``"_py" + "test"``,
+    ``"org" + ".junit"``, Python's ``"a" "b"``) as the one literal it makes, and every lookup by a
+    constant name (``getattr(__import__("os"), "getpid")``, ``Reflect.get(process, "ppid")``,
+    ``process.env["NODE_TEST_CONTEXT"]``) as the plain name; the lines where that happened and each
+    line's number in the original (both 1-based; index 0 unused); None when there is none. Round
+    twenty-seven: gates spelt in pieces passed every literal rule. Up to three passes, so that a name
+    joined from pieces is then written plainly."""
+    if language not in _CONCAT:
+        return None
+    origin: list[int] | None = None
+    touched: set[int] = set()
+    text, tree = source, root
+    for _ in range(3):
+        step = _fold_once(language, text, tree)
+        if step is None:
+            break
+        text, lines, back = step
+        # compose the line maps, so lines always name the candidate's own
+        touched |= {
+            ln if origin is None else origin[ln] for ln in lines if origin is None or ln < len(origin)
+        }
+        origin = back if origin is None else [0, *(origin[b] if b < len(origin) else b for b in back[1:])]
+        tree = _parser(language).parse(text).root_node
+    if origin is None:
+        return None
+    where = {i for i in range(1, len(origin)) if origin[i] in touched}
+    return text, where, origin
 
 
 #: How a file loaded as Rust code by ``include!`` is read: an expression, inside a function on its first line.
