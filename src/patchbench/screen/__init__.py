@@ -54,9 +54,11 @@ so code the repository already had is never held against a candidate. Hidden tes
 harness writes them again over whatever the candidate left. Rules marked program-only skip test code:
 the task's test tree (the hidden tests' path up to their first test directory), files named like a test
 beside a hidden test, Go ``_test.go`` files and Rust ``#[cfg(test)]`` items. A concatenation of string
-literals (``"_py" + "test"``) is screened again as the one literal it makes, and a changed file with no
-screened extension that is not data (:data:`DATA_EXTENSIONS`) and parses as the task's language without
-an error (code ``exec``-ed, ``createRequire``-d or ``include!``-d) is screened as that language.
+literals (``"_py" + "test"``) is screened again as the one literal it makes, and a lookup by a constant
+name (``getattr(x, "pid")``, ``__import__("os")``, ``Reflect.get(x, "k")``, ``x["k"]``) as the plain name;
+a changed file with no screened extension that is not data (:data:`DATA_EXTENSIONS`) and parses as the
+task's language without an error (code ``exec``-ed, ``createRequire``-d or ``include!``-d) is screened as
+that language.
 
 The screen does no I/O and never raises on a candidate's text. Under ``--suspicious reject``, the
 default, a resolved run with findings is made unresolved, except the task's gold patch and the codes the
