@@ -192,25 +192,24 @@ def _fold_once(language: str, source: bytes, root: Any) -> tuple[bytes, set[int]
         out[start:end] = new
     folded = bytes(out)
     # each new line's original number: an edit over several lines became one line
-    removed = sorted((start, source.count(b"\n", start, end)) for start, end, _, _ in edits)
+    swallowed: dict[int, int] = {}  # original line -> the line breaks the edits starting there removed
+    for start, end, row, _ in edits:
+        swallowed[row + 1] = swallowed.get(row + 1, 0) + source.count(b"\n", start, end)
     origin = [0]
-    line, k = 1, 0
+    line = 1
     for _ in range(folded.count(b"\n") + 1):
         origin.append(line)
-        line += 1
-        # the original lines an edit that started on this line swallowed
-        while k < len(removed) and source.count(b"\n", 0, removed[k][0]) + 1 == origin[-1]:
-            line += removed[k][1]
-            k += 1
+        line += 1 + swallowed.get(origin[-1], 0)
     return folded, {row + 1 for _, _, row, _ in edits}, origin
 
 
-def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], list[int]] | None:
+def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, Any, set[int], list[int]] | None:
     """The source written plainly: every concatenation of string literals (``"_py" + "test"``,
     ``"org" + ".junit"``, Python's ``"a" "b"``) as the one literal it makes, and every lookup by a
     constant name (``getattr(__import__("os"), "getpid")``, ``Reflect.get(process, "ppid")``,
-    ``process.env["NODE_TEST_CONTEXT"]``) as the plain name; the lines where that happened and each
-    line's number in the original (both 1-based; index 0 unused); None when there is none. Round
+    ``process.env["NODE_TEST_CONTEXT"]``) as the plain name; its parse tree, the lines where that
+    happened and each line's number in the original (both 1-based; index 0 unused); None when there is
+    none. Round
     twenty-seven: gates spelt in pieces passed every literal rule. Up to three passes, so that a name
     joined from pieces is then written plainly."""
     if language not in _CONCAT:
@@ -232,7 +231,7 @@ def _folded(language: str, source: bytes, root: Any) -> tuple[bytes, set[int], l
     if origin is None:
         return None
     where = {i for i in range(1, len(origin)) if origin[i] in touched}
-    return text, where, origin
+    return text, tree, where, origin
 
 
 #: How a file loaded as Rust code by ``include!`` is read: an expression, inside a function on its first line.
@@ -316,11 +315,11 @@ def screen_file(task: Task, changed: ChangedFile, *, tests: _TestPaths | None = 
     if folded is not None:
         # the same rules again where literals were joined, on the source that writes them as one (only
         # where the candidate wrote: a folded line whose original is one of its changed lines)
-        joined, where, origin = folded
+        joined, tree, where, origin = folded
         if lines is not None:
             where = {w for w in where if origin[w] in lines}
         if where:
-            run_rules(joined, parser.parse(joined).root_node, where, origin)
+            run_rules(joined, tree, where, origin)
     return sorted(found.values(), key=lambda x: (x.line, x.code))
 
 
